@@ -1,0 +1,13 @@
+"""Errors the biLM raises for bad files or input, each meant to be read by a user."""
+
+
+class BilmError(ValueError):
+    """Base class: a problem with biLM options, weights or input that the user can fix."""
+
+
+class OptionsError(BilmError):
+    """``options.json`` is missing, unreadable or lacks a required field."""
+
+
+class WeightFileError(BilmError):
+    """The hdf5 weight file is missing, corrupt, or disagrees with the options."""

@@ -1,0 +1,90 @@
+"""The context-free token encoder: character CNN, highway layers, projection.
+
+Three exact shortcuts keep it cheap (each gives bit-for-bit the same vectors as running the
+CNN over the full padded ``(batch, tokens, 50)`` grid):
+
+* only real tokens are encoded, never batch padding;
+* each distinct word of the batch is encoded once and copied to its positions;
+* character slots past the longest word are trimmed, keeping just enough trailing padding
+  characters that every token still sees an all-padding window (whose value the max-pool
+  would otherwise take from the untrimmed tail).
+"""
+from typing import List
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from elmo_tasks.bilm.characters import PADDING_CHARACTER_ID
+from elmo_tasks.bilm.options import BilmOptions
+
+
+class Highway(nn.Module):
+    """``y = g * act(x W_t + b_t) + (1 - g) * x`` with gate ``g = sigmoid(x W_c + b_c)``.
+
+    Weights are kept in TensorFlow's ``x @ W`` layout so the hdf5 file maps one to one.
+    """
+
+    def __init__(self, dim: int, n_layers: int) -> None:
+        super().__init__()
+        self.w_transform = nn.Parameter(torch.empty(n_layers, dim, dim))
+        self.b_transform = nn.Parameter(torch.zeros(n_layers, dim))
+        self.w_carry = nn.Parameter(torch.empty(n_layers, dim, dim))
+        self.b_carry = nn.Parameter(torch.zeros(n_layers, dim))
+        for w in (self.w_transform, self.w_carry):
+            nn.init.normal_(w, std=(1.0 / dim) ** 0.5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for k in range(self.w_transform.shape[0]):
+            gate = torch.sigmoid(torch.addmm(self.b_carry[k], x, self.w_carry[k]))
+            transform = torch.relu(torch.addmm(self.b_transform[k], x, self.w_transform[k]))
+            x = gate * transform + (1.0 - gate) * x
+        return x
+
+
+class CharacterTokenEncoder(nn.Module):
+    """Maps character ids ``(..., max_chars)`` of real tokens to ``(..., projection_dim)``."""
+
+    def __init__(self, options: BilmOptions) -> None:
+        super().__init__()
+        self.options = options
+        # Row 0 is the "no token" id and stays zero, as in the original.
+        self.char_embedding = nn.Parameter(torch.empty(options.n_characters, options.char_embedding_dim))
+        nn.init.uniform_(self.char_embedding, -1.0, 1.0)
+        with torch.no_grad():
+            self.char_embedding[0].zero_()
+        self.convolutions = nn.ModuleList(
+            nn.Conv1d(options.char_embedding_dim, n_filters, kernel_size=width) for width, n_filters in options.filters
+        )
+        self.max_width = max(width for width, _ in options.filters)
+        self.highway = Highway(options.n_filters, options.n_highway)
+        # bilm-tf has no projection when the CNN already has projection_dim features.
+        self.projection = (
+            nn.Linear(options.n_filters, options.projection_dim)
+            if options.n_filters != options.projection_dim else None
+        )
+        self._activation = torch.relu if options.activation == "relu" else torch.tanh
+
+    def forward(self, char_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Encode ``char_ids`` ``(batch, tokens, chars)`` where ``mask`` is true; zeros elsewhere."""
+        batch, tokens, chars = char_ids.shape
+        flat_mask = mask.reshape(-1)
+        positions = flat_mask.nonzero().squeeze(1)
+        words = char_ids.reshape(-1, chars).index_select(0, positions)
+        unique_words, inverse = torch.unique(words, dim=0, return_inverse=True)
+        encoded = self.encode_words(unique_words).index_select(0, inverse)
+        out = encoded.new_zeros(batch * tokens, encoded.shape[-1])
+        out = out.index_copy(0, positions, encoded)
+        return out.view(batch, tokens, -1)
+
+    def encode_words(self, words: torch.Tensor) -> torch.Tensor:
+        """Encode distinct, real words ``(n_words, chars)`` to ``(n_words, projection_dim)``."""
+        if words.shape[0] == 0:
+            return self.char_embedding.new_zeros(0, self.options.projection_dim)
+        longest = int((words != PADDING_CHARACTER_ID).sum(dim=1).max())
+        keep = min(words.shape[1], longest + self.max_width)
+        embedded = F.embedding(words[:, :keep], self.char_embedding).transpose(1, 2)
+        pooled: List[torch.Tensor] = [conv(embedded).amax(dim=2) for conv in self.convolutions]
+        features = self._activation(torch.cat(pooled, dim=1))
+        features = self.highway(features)
+        return self.projection(features) if self.projection is not None else features

@@ -1,0 +1,197 @@
+"""Reading and writing the original ELMo hdf5 weight layout (ELMO_SPEC section 3).
+
+The file stores TensorFlow layouts: ``x @ W`` matrices, conv kernels as ``(1, width, in,
+out)``, LSTM input and recurrent weights stacked in one ``W_0``, and a forget-gate bias that
+TensorFlow shifts by +1 at run time (we fold the +1 into our bias on load and take it out on
+export, so files round-trip exactly).
+"""
+import os
+from typing import Dict, Iterator, Optional, Tuple
+
+import numpy as np
+import torch
+
+from elmo_tasks.bilm.errors import WeightFileError
+from elmo_tasks.bilm.model import BiLM
+from elmo_tasks.bilm.options import BilmOptions
+
+FORGET_BIAS = 1.0
+_LSTM = "RNN_{d}/RNN/MultiRNNCell/Cell{l}/LSTMCell/"
+
+
+def load_bilm(options_file: str, weight_file: Optional[str], stateful: bool = False, dropout: float = 0.0) -> BiLM:
+    """Build a biLM from ``options.json`` and load ``weight_file`` into it (random if ``None``)."""
+    options = BilmOptions.from_file(options_file)
+    model = BiLM(options, stateful=stateful, dropout=dropout)
+    if weight_file is not None:
+        load_weights(model, weight_file, options_source=options_file)
+    return model
+
+
+def _entries(options: BilmOptions) -> Iterator[Tuple[str, Tuple[int, ...]]]:
+    """Every dataset the options imply, with its expected shape."""
+    p, d = options.projection_dim, options.dim
+    yield "char_embed", (options.n_characters - 1, options.char_embedding_dim)
+    for i, (width, count) in enumerate(options.filters):
+        yield f"CNN/W_cnn_{i}", (1, width, options.char_embedding_dim, count)
+        yield f"CNN/b_cnn_{i}", (count,)
+    f = options.n_filters
+    for k in range(options.n_highway):
+        for name in ("transform", "carry"):
+            yield f"CNN_high_{k}/W_{name}", (f, f)
+            yield f"CNN_high_{k}/b_{name}", (f,)
+    if f != p:
+        yield "CNN_proj/W_proj", (f, p)
+        yield "CNN_proj/b_proj", (p,)
+    for direction in range(2):
+        for layer in range(options.n_layers):
+            prefix = _LSTM.format(d=direction, l=layer)
+            yield prefix + "W_0", (p + p, 4 * d)
+            yield prefix + "B", (4 * d,)
+            yield prefix + "W_P_0", (d, p)
+
+
+def _open(path: str, mode: str):  # h5py is imported lazily: only file I/O needs it
+    import h5py
+
+    return h5py.File(path, mode)
+
+
+def read_weight_arrays(path: str, options: BilmOptions, options_source: str = "the options") -> Dict[str, np.ndarray]:
+    """Read and shape-check every dataset; errors name the dataset and both shapes."""
+    if not os.path.isfile(path):
+        raise WeightFileError(f"weight file not found: {path}")
+    try:
+        handle = _open(path, "r")
+    except OSError as err:
+        raise WeightFileError(f"cannot read {path} as hdf5 ({err}); the file is corrupt or not an ELMo weight file") from None
+    arrays: Dict[str, np.ndarray] = {}
+    with handle:
+        for name, shape in _entries(options):
+            if name not in handle:
+                raise WeightFileError(
+                    f"{path} has no dataset '{name}', which {options_source} implies; "
+                    "is this the weight file that belongs to these options?"
+                )
+            found = tuple(handle[name].shape)
+            if found != shape:
+                raise WeightFileError(
+                    f"{path}: dataset '{name}' has shape {found} but {options_source} expects {shape}; "
+                    "the options and the weight file do not belong together"
+                )
+            try:
+                arrays[name] = np.asarray(handle[name][...], dtype=np.float32)
+            except OSError as err:
+                raise WeightFileError(f"{path}: cannot read dataset '{name}' ({err}); the file is corrupt") from None
+    return arrays
+
+
+def load_weights(model: BiLM, path: str, options_source: str = "the options") -> None:
+    """Copy the hdf5 weights at ``path`` into ``model`` (checked against its options first)."""
+    arrays = read_weight_arrays(path, model.options, options_source)
+    with torch.no_grad():
+        for name, target in _our_tensors(model).items():
+            target.copy_(torch.from_numpy(_file_to_ours(name, arrays, model.options)).to(target.device, target.dtype))
+
+
+def weight_arrays(model: BiLM) -> Dict[str, np.ndarray]:
+    """The model's weights as the hdf5 datasets of the original layout (float32)."""
+    ours = {name: t.detach().float().cpu().numpy() for name, t in _our_tensors(model).items()}
+    arrays: Dict[str, np.ndarray] = {}
+    for name, _ in _entries(model.options):
+        arrays[name] = _ours_to_file(name, ours, model.options)
+    return arrays
+
+
+def save_weights(model: BiLM, path: str, dtype: str = "float32") -> None:
+    """Write ``model`` in the original layout (``dtype='float16'`` halves the file)."""
+    try:
+        handle = _open(path, "w")
+    except OSError as err:
+        raise WeightFileError(f"cannot write {path} ({err})") from None
+    with handle:
+        for name, array in weight_arrays(model).items():
+            handle.create_dataset(name, data=array.astype(dtype))
+
+
+def export_bilm(model: BiLM, directory: str, dtype: str = "float32") -> Tuple[str, str]:
+    """Write ``options.json`` and ``weights.hdf5`` into ``directory``; returns both paths."""
+    os.makedirs(directory, exist_ok=True)
+    options_path, weights_path = os.path.join(directory, "options.json"), os.path.join(directory, "weights.hdf5")
+    model.options.save(options_path)
+    save_weights(model, weights_path, dtype=dtype)
+    return options_path, weights_path
+
+
+def _our_tensors(model: BiLM) -> Dict[str, torch.Tensor]:
+    """Our parameters under stable names (each maps to one or two file datasets)."""
+    tensors = {name: param.data for name, param in model.named_parameters()}
+    tensors["token_encoder.char_embedding"] = tensors["token_encoder.char_embedding"][1:]  # row 0 is padding
+    return tensors
+
+
+def _lstm_names(name: str) -> Tuple[int, int, str]:
+    """'RNN_1/RNN/MultiRNNCell/Cell0/LSTMCell/W_0' -> (direction 1, layer 0, 'W_0')."""
+    parts = name.split("/")
+    return int(parts[0][4:]), int(parts[3][4:]), parts[-1]
+
+
+def _file_to_ours(ours_name: str, arrays: Dict[str, np.ndarray], options: BilmOptions) -> np.ndarray:
+    """Build our tensor ``ours_name`` from the file's datasets."""
+    if ours_name == "token_encoder.char_embedding":
+        return arrays["char_embed"]
+    part = ours_name.split(".")
+    if part[1] == "convolutions":  # file (1, width, in, out) -> torch (out, in, width)
+        i = int(part[2])
+        return arrays[f"CNN/W_cnn_{i}"][0].transpose(2, 1, 0) if part[3] == "weight" else arrays[f"CNN/b_cnn_{i}"]
+    if part[1] == "highway":  # our (n_highway, ...) stacks of x @ W matrices
+        kind, what = part[2].split("_")  # w_transform -> (w, transform)
+        prefix = "W" if kind == "w" else "b"
+        return np.stack([arrays[f"CNN_high_{k}/{prefix}_{what}"] for k in range(options.n_highway)])
+    if part[1] == "projection":
+        return arrays["CNN_proj/W_proj"].T if part[2] == "weight" else arrays["CNN_proj/b_proj"]
+    layer, what = int(part[1]), part[2]
+    p, d = options.projection_dim, options.dim
+    per_direction = []
+    for direction in range(2):
+        prefix = _LSTM.format(d=direction, l=layer)
+        if what == "w_input":
+            per_direction.append(arrays[prefix + "W_0"][:p])
+        elif what == "w_state":
+            per_direction.append(arrays[prefix + "W_0"][p:])
+        elif what == "bias":
+            bias = arrays[prefix + "B"].copy()
+            bias[2 * d: 3 * d] += FORGET_BIAS
+            per_direction.append(bias)
+        else:
+            per_direction.append(arrays[prefix + "W_P_0"])
+    return np.stack(per_direction)
+
+
+def _ours_to_file(file_name: str, ours: Dict[str, np.ndarray], options: BilmOptions) -> np.ndarray:
+    """Build the file's dataset ``file_name`` from our tensors."""
+    if file_name == "char_embed":
+        return ours["token_encoder.char_embedding"]
+    if file_name.startswith("CNN/"):
+        kind, i = file_name[4], file_name.rsplit("_", 1)[1]
+        if kind == "W":
+            return ours[f"token_encoder.convolutions.{i}.weight"].transpose(2, 1, 0)[np.newaxis]
+        return ours[f"token_encoder.convolutions.{i}.bias"]
+    if file_name.startswith("CNN_high_"):
+        group, name = file_name.split("/")
+        k = int(group[len("CNN_high_"):])
+        kind, what = name.split("_")
+        return ours[f"token_encoder.highway.{kind.lower()}_{what}"][k]
+    if file_name == "CNN_proj/W_proj":
+        return ours["token_encoder.projection.weight"].T
+    if file_name == "CNN_proj/b_proj":
+        return ours["token_encoder.projection.bias"]
+    direction, layer, what = _lstm_names(file_name)
+    d = options.dim
+    if what == "W_0":
+        return np.concatenate([ours[f"layers.{layer}.w_input"][direction], ours[f"layers.{layer}.w_state"][direction]])
+    if what == "B":
+        bias = ours[f"layers.{layer}.bias"][direction].copy()
+        bias[2 * d: 3 * d] -= FORGET_BIAS
+        return bias
+    return ours[f"layers.{layer}.w_projection"][direction]

@@ -1,0 +1,1 @@
+"""AllenNLP commands: `allennlp elmo-embed`."""

@@ -1,0 +1,24 @@
+"""Defaults for the environment variables our jsonnet experiments read with ``std.extVar``.
+
+Jsonnet has no optional external variables, and AllenNLP hands every environment variable to
+the config. Importing the plugin (which ``allennlp`` does before it reads a config) fills in
+any of these the user did not set, so experiments run out of the box and one variable switches
+them to the full data.
+"""
+import os
+from typing import Dict
+
+DEFAULTS: Dict[str, str] = {
+    # "fixtures": the small bundled samples (minutes); "full": the real data under ELMO_TASKS_SHARED_DATA.
+    "ELMO_TASKS_DATA": "fixtures",
+    "ELMO_TASKS_SHARED_DATA": "../shared/data",
+    # The biLM of ELMo experiments (bilm-tf's tiny test model until our pretrained one lands).
+    "ELMO_OPTIONS": "fixtures/bilm_tf/options.json",
+    "ELMO_WEIGHTS": "fixtures/bilm_tf/lm_weights.hdf5",
+    "ELMO_TASKS_SEED": "13370",
+}
+
+
+def apply_defaults() -> None:
+    for name, value in DEFAULTS.items():
+        os.environ.setdefault(name, value)

@@ -1,0 +1,1 @@
+"""AllenNLP glue around the biLM: the ELMo token embedder."""

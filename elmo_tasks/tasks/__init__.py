@@ -1,0 +1,1 @@
+"""One subpackage per benchmark, each with its reader, model, metric and predictor together."""

@@ -6,7 +6,8 @@ Python steps, larger GEMMs. The input half of each gate matrix is applied to all
 at once before the loop; only the recurrent half runs step by step.
 
 The cell follows TensorFlow's ``LSTMCell(num_proj, cell_clip, proj_clip)`` used by bilm-tf:
-gates in (input, new input, forget, output) order, forget bias folded into ``bias``.
+gates in (input, new input, forget, output) order, and like TensorFlow the forget bias of 1 is
+added at run time, so ``bias`` holds exactly what the hdf5 file holds.
 """
 from typing import List, Optional, Tuple
 
@@ -28,11 +29,12 @@ class ProjectedLstmLayer(nn.Module):
         self.w_state = nn.Parameter(torch.empty(2, projection_dim, 4 * cell_dim))
         self.bias = nn.Parameter(torch.zeros(2, 4 * cell_dim))
         self.w_projection = nn.Parameter(torch.empty(2, cell_dim, projection_dim))
+        forget_shift = torch.zeros(4 * cell_dim)
+        forget_shift[2 * cell_dim: 3 * cell_dim] = 1.0
+        self.register_buffer("forget_shift", forget_shift, persistent=False)
         bound = (1.0 / cell_dim) ** 0.5
         for w in (self.w_input, self.w_state, self.w_projection):
             nn.init.uniform_(w, -bound, bound)
-        with torch.no_grad():  # forget bias of 1, as TensorFlow adds at run time
-            self.bias[:, 2 * cell_dim: 3 * cell_dim] = 1.0
 
     def forward(self, inputs: torch.Tensor, batch_sizes: List[int], initial: LstmState) -> Tuple[torch.Tensor, LstmState]:
         """Run both directions over packed ``inputs`` ``(2, total, input_dim)``.
@@ -40,7 +42,7 @@ class ProjectedLstmLayer(nn.Module):
         ``initial`` holds the starting states of the sorted rows ``(2, batch, ...)``. Returns the
         packed outputs ``(2, total, projection_dim)`` and each row's final state (sorted order).
         """
-        pre_gates = torch.baddbmm(self.bias.unsqueeze(1), inputs, self.w_input)
+        pre_gates = torch.baddbmm((self.bias + self.forget_shift).unsqueeze(1), inputs, self.w_input)
         h, c = initial
         batch = h.shape[1]
         outputs: List[torch.Tensor] = []

@@ -1,9 +1,9 @@
 """Reading and writing the original ELMo hdf5 weight layout (ELMO_SPEC section 3).
 
 The file stores TensorFlow layouts: ``x @ W`` matrices, conv kernels as ``(1, width, in,
-out)``, LSTM input and recurrent weights stacked in one ``W_0``, and a forget-gate bias that
-TensorFlow shifts by +1 at run time (we fold the +1 into our bias on load and take it out on
-export, so files round-trip exactly).
+out)`` and LSTM input and recurrent weights stacked in one ``W_0``. Its forget-gate bias lacks
+the +1 TensorFlow adds at run time; our LSTM adds it at run time too, so files round-trip
+bit for bit.
 """
 import os
 from typing import Dict, Iterator, Optional, Tuple
@@ -15,7 +15,6 @@ from elmo_tasks.bilm.errors import WeightFileError
 from elmo_tasks.bilm.model import BiLM
 from elmo_tasks.bilm.options import BilmOptions
 
-FORGET_BIAS = 1.0
 _LSTM = "RNN_{d}/RNN/MultiRNNCell/Cell{l}/LSTMCell/"
 
 
@@ -151,7 +150,7 @@ def _file_to_ours(ours_name: str, arrays: Dict[str, np.ndarray], options: BilmOp
     if part[1] == "projection":
         return arrays["CNN_proj/W_proj"].T if part[2] == "weight" else arrays["CNN_proj/b_proj"]
     layer, what = int(part[1]), part[2]
-    p, d = options.projection_dim, options.dim
+    p = options.projection_dim
     per_direction = []
     for direction in range(2):
         prefix = _LSTM.format(d=direction, l=layer)
@@ -160,9 +159,7 @@ def _file_to_ours(ours_name: str, arrays: Dict[str, np.ndarray], options: BilmOp
         elif what == "w_state":
             per_direction.append(arrays[prefix + "W_0"][p:])
         elif what == "bias":
-            bias = arrays[prefix + "B"].copy()
-            bias[2 * d: 3 * d] += FORGET_BIAS
-            per_direction.append(bias)
+            per_direction.append(arrays[prefix + "B"])
         else:
             per_direction.append(arrays[prefix + "W_P_0"])
     return np.stack(per_direction)
@@ -187,11 +184,8 @@ def _ours_to_file(file_name: str, ours: Dict[str, np.ndarray], options: BilmOpti
     if file_name == "CNN_proj/b_proj":
         return ours["token_encoder.projection.bias"]
     direction, layer, what = _lstm_names(file_name)
-    d = options.dim
     if what == "W_0":
         return np.concatenate([ours[f"layers.{layer}.w_input"][direction], ours[f"layers.{layer}.w_state"][direction]])
     if what == "B":
-        bias = ours[f"layers.{layer}.bias"][direction].copy()
-        bias[2 * d: 3 * d] -= FORGET_BIAS
-        return bias
+        return ours[f"layers.{layer}.bias"][direction]
     return ours[f"layers.{layer}.w_projection"][direction]

@@ -1,0 +1,165 @@
+"""Speed of our ELMo against AllenNLP's ``allennlp.modules.elmo.Elmo`` on the same sentences.
+
+Both run on the CPU with 2 threads, batch 32, sentences in file order, with the same random
+weights written in the original hdf5 layout, at the small (2x1024_128, 1 highway) and original
+(2x4096_512_2048cnn_2xhighway) sizes. Each implementation runs in its own subprocess, back to
+back, so peak memory (max RSS) is measured separately; both save their outputs and the script
+prints tokens/s, the ratio, the max abs difference and the peak RSS.
+
+    .venv/bin/python benchmarks/bilm_speed.py                       # both sizes, 2,000 sentences
+    .venv/bin/python benchmarks/bilm_speed.py --sizes small --sentences 500
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Dict, List
+
+import numpy as np
+
+DEFAULT_DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "lm", "books", "brown", "brown_news_a-c.txt")
+FILTERS = [[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]]
+SIZES: Dict[str, dict] = {
+    "small": {"dim": 1024, "projection_dim": 128, "n_highway": 1},
+    "original": {"dim": 4096, "projection_dim": 512, "n_highway": 2},
+}
+
+
+def options_for(size: str) -> dict:
+    s = SIZES[size]
+    return {
+        "lstm": {"dim": s["dim"], "projection_dim": s["projection_dim"], "n_layers": 2, "cell_clip": 3,
+                 "proj_clip": 3, "use_skip_connections": True},
+        "char_cnn": {"activation": "relu", "embedding": {"dim": 16}, "filters": FILTERS, "n_highway": s["n_highway"],
+                     "n_characters": 262, "max_characters_per_token": 50},
+    }
+
+
+def write_random_model(size: str, directory: str) -> None:
+    import torch
+
+    from elmo_tasks.bilm import BiLM, BilmOptions, save_weights
+
+    torch.manual_seed(0)
+    options = BilmOptions.from_json_dict(options_for(size))
+    model = BiLM(options)
+    options.save(os.path.join(directory, "options.json"))
+    save_weights(model, os.path.join(directory, "weights.hdf5"))
+
+
+def read_sentences(path: str, count: int) -> List[List[str]]:
+    sentences = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if line.split():
+                sentences.append(line.split())
+                if len(sentences) == count:
+                    break
+    return sentences
+
+
+def worker(impl: str, directory: str, sentences_path: str, batch_size: int, threads: int, output: str) -> None:
+    import torch
+
+    torch.set_num_threads(threads)
+    from allennlp.modules.elmo import Elmo, batch_to_ids
+
+    options, weights = os.path.join(directory, "options.json"), os.path.join(directory, "weights.hdf5")
+    if impl == "allennlp":
+        model = Elmo(options, weights, num_output_representations=1, dropout=0.0)
+    else:
+        from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder
+
+        model = ElmoTokenEmbedder(options, weights, dropout=0.0, cache_size_mb=0)
+    model.eval()
+    with open(sentences_path, encoding="utf-8") as handle:
+        sentences = json.load(handle)
+    outputs = []
+    tokens = 0
+    start = time.perf_counter()
+    with torch.no_grad():
+        for i in range(0, len(sentences), batch_size):
+            batch = sentences[i: i + batch_size]
+            ids = batch_to_ids(batch)
+            if impl == "allennlp":  # AllenNLP's Elmo is stateful; compare like for like (stateless)
+                model._elmo_lstm._elmo_lstm.reset_states()
+            mixed = model(ids)["elmo_representations"][0] if impl == "allennlp" else model(ids)
+            outputs.extend(mixed[row, : len(s)].numpy() for row, s in enumerate(batch))
+            tokens += sum(len(s) for s in batch)
+    seconds = time.perf_counter() - start
+    np.save(output, np.concatenate(outputs))
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"impl": impl, "tokens": tokens, "seconds": seconds, "peak_rss_mb": peak_mb}))
+
+
+def run_size(size: str, sentences_path: str, args: argparse.Namespace) -> dict:
+    with tempfile.TemporaryDirectory() as directory:
+        write_random_model(size, directory)
+        results = {}
+        for impl in ("allennlp", "ours"):
+            output = os.path.join(directory, f"{impl}.npy")
+            command = [sys.executable, __file__, "--worker", impl, "--model-dir", directory, "--sentences-file",
+                       sentences_path, "--batch-size", str(args.batch_size), "--threads", str(args.threads), "--output", output]
+            done = subprocess.run(command, check=True, capture_output=True, text=True)
+            results[impl] = json.loads(done.stdout.strip().splitlines()[-1])
+        difference = float(np.abs(np.load(os.path.join(directory, "allennlp.npy")) - np.load(os.path.join(directory, "ours.npy"))).max())
+    ours, theirs = results["ours"], results["allennlp"]
+    row = {
+        "size": size,
+        "tokens": ours["tokens"],
+        "allennlp_tokens_per_s": theirs["tokens"] / theirs["seconds"],
+        "ours_tokens_per_s": ours["tokens"] / ours["seconds"],
+        "allennlp_seconds": theirs["seconds"],
+        "ours_seconds": ours["seconds"],
+        "allennlp_peak_rss_mb": theirs["peak_rss_mb"],
+        "ours_peak_rss_mb": ours["peak_rss_mb"],
+        "max_abs_diff": difference,
+    }
+    row["speedup"] = row["ours_tokens_per_s"] / row["allennlp_tokens_per_s"]
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=DEFAULT_DATA, help="text file, one tokenized sentence per line")
+    parser.add_argument("--sentences", type=int, default=2000)
+    parser.add_argument("--sizes", default="small,original")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--worker", choices=["allennlp", "ours"], help=argparse.SUPPRESS)
+    parser.add_argument("--model-dir", help=argparse.SUPPRESS)
+    parser.add_argument("--sentences-file", help=argparse.SUPPRESS)
+    parser.add_argument("--output", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker, args.model_dir, args.sentences_file, args.batch_size, args.threads, args.output)
+        return
+    sentences = read_sentences(args.data, args.sentences)
+    rows = []
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+        json.dump(sentences, handle)
+    try:
+        for size in args.sizes.split(","):
+            row = run_size(size, handle.name, args)
+            rows.append(row)
+            print(
+                f"{size:9s} tokens={row['tokens']}  allennlp {row['allennlp_tokens_per_s']:8.1f} tok/s "
+                f"({row['allennlp_seconds']:.1f} s, peak {row['allennlp_peak_rss_mb']:.0f} MB)  ours {row['ours_tokens_per_s']:8.1f} tok/s "
+                f"({row['ours_seconds']:.1f} s, peak {row['ours_peak_rss_mb']:.0f} MB)  speedup {row['speedup']:.2f}x  "
+                f"max|diff| {row['max_abs_diff']:.2e}",
+                flush=True,
+            )
+    finally:
+        os.remove(handle.name)
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(rows, out, indent=2)
+
+
+if __name__ == "__main__":
+    main()

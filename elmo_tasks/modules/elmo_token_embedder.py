@@ -1,0 +1,145 @@
+"""The ELMo TokenEmbedder: our biLM plus one or more scalar mixes of its layers.
+
+``ELMo_k = gamma * sum_j softmax(w)_j * h_k,j`` (optionally layer-normalising each layer
+first), followed by dropout. Several mixes (``num_output_representations``) share ONE biLM
+pass; the first is returned by ``forward`` and all of them are in ``last_representations``
+right after the call, for models that want ELMo at their input and at their output.
+"""
+import logging
+import math
+from typing import List, Optional
+
+import torch
+from allennlp.modules.scalar_mix import ScalarMix
+from allennlp.modules.token_embedders.token_embedder import TokenEmbedder
+
+from elmo_tasks.bilm import load_bilm
+from elmo_tasks.modules.layer_cache import LayerCache
+
+logger = logging.getLogger(__name__)
+
+
+@TokenEmbedder.register("fast_elmo")
+class ElmoTokenEmbedder(TokenEmbedder):
+    """ELMo from an ``options.json`` + hdf5 weight file in the original format.
+
+    # Parameters
+    options_file, weight_file : the biLM (``weight_file=None`` gives random weights, for tests).
+    dropout : applied to each output representation.
+    do_layer_norm : layer-normalise each biLM layer before mixing.
+    num_output_representations : independent mixes over one biLM pass.
+    requires_grad : fine-tune the biLM with the task (otherwise it is frozen).
+    scalar_mix_parameters : fixed, untrainable pre-softmax mixing weights (gamma fixed at 1).
+    fixed_layer_weights : the same, given as plain weights, e.g. ``[0, 0, 1]`` (top layer only)
+        or ``[1, 1, 1]`` (plain average); normalised to sum to one.
+    stateful : carry LSTM states from batch to batch like the original (default: stateless).
+    cache_size_mb : memory budget of the exact per-sentence cache of biLM layers, used only
+        when the biLM is frozen and stateless (0 turns it off).
+    """
+
+    def __init__(
+        self,
+        options_file: str,
+        weight_file: Optional[str],
+        dropout: float = 0.5,
+        do_layer_norm: bool = False,
+        num_output_representations: int = 1,
+        requires_grad: bool = False,
+        scalar_mix_parameters: Optional[List[float]] = None,
+        fixed_layer_weights: Optional[List[float]] = None,
+        stateful: bool = False,
+        cache_size_mb: float = 1024,
+    ) -> None:
+        super().__init__()
+        if num_output_representations < 1:
+            raise ValueError("num_output_representations must be at least 1")
+        if scalar_mix_parameters is not None and fixed_layer_weights is not None:
+            raise ValueError("give scalar_mix_parameters or fixed_layer_weights, not both")
+        self.bilm = load_bilm(options_file, weight_file, stateful=stateful)
+        self.requires_grad = requires_grad
+        for parameter in self.bilm.parameters():
+            parameter.requires_grad_(requires_grad)
+        num_layers = self.bilm.num_layers
+        if fixed_layer_weights is not None:
+            scalar_mix_parameters = _log_weights(fixed_layer_weights, num_layers)
+        if scalar_mix_parameters is not None and len(scalar_mix_parameters) != num_layers:
+            raise ValueError(f"the biLM has {num_layers} layers but {len(scalar_mix_parameters)} mixing weights were given")
+        for k in range(num_output_representations):
+            mix = ScalarMix(
+                num_layers,
+                do_layer_norm=do_layer_norm,
+                initial_scalar_parameters=scalar_mix_parameters,
+                trainable=scalar_mix_parameters is None,
+            )
+            self.add_module(f"scalar_mix_{k}", mix)
+        self.num_output_representations = num_output_representations
+        self.do_layer_norm = do_layer_norm
+        self.dropout = torch.nn.Dropout(dropout)
+        use_cache = cache_size_mb > 0 and not requires_grad and not stateful
+        self.cache = LayerCache(cache_size_mb) if use_cache else None
+        self.last_representations: List[torch.Tensor] = []
+        self.last_mask: Optional[torch.Tensor] = None
+
+    def get_output_dim(self) -> int:
+        return self.bilm.output_dim
+
+    def forward(self, elmo_tokens: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        """``elmo_tokens``: ``(batch, tokens, 50)`` character ids from the ``elmo_characters`` indexer."""
+        layers, mask = self._bilm_layers(elmo_tokens)
+        representations = []
+        for k in range(self.num_output_representations):
+            mix: ScalarMix = getattr(self, f"scalar_mix_{k}")
+            mixed = mix(layers, mask) if self.do_layer_norm else mix(layers)
+            representations.append(self.dropout(mixed))
+        self.last_representations = representations
+        self.last_mask = mask
+        return representations[0]
+
+    def _bilm_layers(self, char_ids: torch.Tensor):
+        if self.requires_grad:
+            output = self.bilm(char_ids)
+            return output.layers, output.mask
+        if self.cache is None:
+            with torch.no_grad():
+                output = self.bilm(char_ids)
+            return output.layers, output.mask
+        return self._cached_layers(char_ids)
+
+    def _cached_layers(self, char_ids: torch.Tensor):
+        mask = (char_ids > 0).any(dim=-1)
+        lengths = mask.sum(dim=1).tolist()
+        keys = self.cache.keys(char_ids, lengths)
+        found = [self.cache.get(key) for key in keys]
+        missing = [row for row, value in enumerate(found) if value is None]
+        if missing:
+            index = torch.tensor(missing, device=char_ids.device)
+            rows = char_ids.index_select(0, index)
+            longest = max(lengths[row] for row in missing)
+            with torch.no_grad():
+                output = self.bilm(rows[:, :longest])
+            stacked = torch.stack(output.layers)  # (layers, rows, tokens, dim)
+            for slot, row in enumerate(missing):
+                value = stacked[:, slot, : lengths[row]]
+                found[row] = value
+                self.cache.put(keys[row], value.clone())
+        num_layers, dim = self.bilm.num_layers, self.bilm.output_dim
+        batch, tokens = mask.shape
+        out = char_ids.new_zeros((num_layers, batch, tokens, dim), dtype=torch.float32)
+        for row, value in enumerate(found):
+            out[:, row, : lengths[row]] = value
+        return list(out.unbind(0)), mask
+
+
+def _log_weights(weights: List[float], num_layers: int) -> List[float]:
+    if len(weights) != num_layers or any(w < 0 for w in weights) or sum(weights) <= 0:
+        raise ValueError(f"fixed_layer_weights needs {num_layers} non-negative weights, not all zero; got {weights}")
+    total = sum(weights)
+    return [math.log(w / total) if w > 0 else -1e4 for w in weights]
+
+
+def find_elmo_embedder(module: torch.nn.Module) -> Optional[ElmoTokenEmbedder]:
+    """The ElmoTokenEmbedder inside ``module`` (e.g. a TextFieldEmbedder), or None."""
+    for child in module.modules():
+        if isinstance(child, ElmoTokenEmbedder):
+            return child
+    return None

@@ -1,0 +1,15 @@
+"""Shared test helpers: paths to fixtures and to the team's ../shared folder."""
+from pathlib import Path
+
+import pytest
+
+import elmo_tasks  # noqa: F401  (registers everything and sets the config defaults)
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+BILM_TF = FIXTURES / "bilm_tf"
+OPTIONS_FILE = str(BILM_TF / "options.json")
+WEIGHT_FILE = str(BILM_TF / "lm_weights.hdf5")
+SHARED = ROOT.parent / "shared"
+
+needs_shared = pytest.mark.skipif(not SHARED.exists(), reason="../shared is absent")

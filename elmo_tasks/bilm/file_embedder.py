@@ -8,7 +8,7 @@ previous batch, which replays streams exactly like the original implementation.
 import json
 import os
 from itertools import islice
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import torch
 

@@ -1,0 +1,214 @@
+"""ESIM (Chen et al. 2017) for SNLI, with ELMo at its input and, optionally, at its output.
+
+Peters et al. (2018) add ELMo twice: at the input (as a token embedder inside the
+``text_field_embedder``) and at the output of the inference-composition BiLSTM. The second is
+another scalar mix of the SAME biLM pass, read from the ELMo embedder's
+``last_representations[1]`` right after each sentence is embedded, and concatenated to the
+composition output before pooling. With ``elmo_at_output=False`` and no ELMo in the embedder
+this is the plain ESIM baseline.
+"""
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+from allennlp.common import Lazy
+from allennlp.common.checks import ConfigurationError, check_dimensions_match
+from allennlp.data import TextFieldTensors, Vocabulary
+from allennlp.models import Model
+from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder
+from allennlp.modules.input_variational_dropout import InputVariationalDropout
+from allennlp.modules.matrix_attention import DotProductMatrixAttention
+from allennlp.nn import InitializerApplicator, RegularizerApplicator
+from allennlp.nn.util import get_text_field_mask, masked_max, masked_mean, masked_softmax, weighted_sum
+from allennlp.training.metrics import CategoricalAccuracy
+
+from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder, find_elmo_embedder
+
+
+@Model.register("esim_elmo", constructor="from_partial_objects")
+class EsimElmo(Model):
+    """Enhanced Sequential Inference Model; 3-way classification of (premise, hypothesis).
+
+    # Parameters
+    text_field_embedder : embeds both sentences (word embeddings and/or ELMo).
+    encoder : input-encoding BiLSTM, shared by premise and hypothesis.
+    projection_feedforward : maps the enhanced ``[a; a~; a - a~; a * a~]`` back down (ReLU).
+    inference_encoder : inference-composition BiLSTM.
+    output_feedforward : the tanh hidden layer(s) of the classifier; a linear layer to the
+        labels follows it.
+    elmo_at_output : concatenate ELMo's second mix to the composition output; needs a
+        ``fast_elmo`` embedder with ``num_output_representations >= 2``.
+    dropout : on embeddings and composition inputs (variational, i.e. one mask per sequence)
+        and on the pooled vector.
+
+    From a config (``from_partial_objects``), ``encoder`` and ``output_feedforward`` are given
+    without their input size: it depends on the biLM (ELMo's width comes from its options file),
+    so the model fills in ``encoder.input_size`` and ``output_feedforward.input_dim`` itself.
+    """
+
+    default_predictor = "snli_pair"
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        text_field_embedder: TextFieldEmbedder,
+        encoder: Seq2SeqEncoder,
+        projection_feedforward: FeedForward,
+        inference_encoder: Seq2SeqEncoder,
+        output_feedforward: FeedForward,
+        elmo_at_output: bool = False,
+        dropout: float = 0.5,
+        label_namespace: str = "labels",
+        initializer: InitializerApplicator = InitializerApplicator(),
+        **kwargs,
+    ) -> None:
+        super().__init__(vocab, **kwargs)
+        self.text_field_embedder = text_field_embedder
+        self.encoder = encoder
+        self.matrix_attention = DotProductMatrixAttention()
+        self.projection_feedforward = projection_feedforward
+        self.inference_encoder = inference_encoder
+        self.output_feedforward = output_feedforward
+        self.label_namespace = label_namespace
+        self.num_labels = vocab.get_vocab_size(label_namespace)
+        self.output_logit = torch.nn.Linear(output_feedforward.get_output_dim(), self.num_labels)
+        self.sequence_dropout = InputVariationalDropout(dropout)
+        self.dropout = torch.nn.Dropout(dropout)
+        self.elmo_at_output = elmo_at_output
+        self._elmo = self._check_elmo(elmo_at_output)
+
+        check_dimensions_match(text_field_embedder.get_output_dim(), encoder.get_input_dim(),
+                               "text field embedding dim", "encoder input dim")
+        check_dimensions_match(4 * encoder.get_output_dim(), projection_feedforward.get_input_dim(),
+                               "4 * encoder output dim", "projection feedforward input dim")
+        check_dimensions_match(projection_feedforward.get_output_dim(), inference_encoder.get_input_dim(),
+                               "projection feedforward output dim", "inference encoder input dim")
+        composed = inference_encoder.get_output_dim()
+        if self._elmo is not None:
+            composed += self._elmo.get_output_dim()
+        check_dimensions_match(4 * composed, output_feedforward.get_input_dim(),
+                               "4 * (inference encoder output dim [+ ELMo dim])",
+                               "output feedforward input dim")
+        self.accuracy = CategoricalAccuracy()
+        self.loss = torch.nn.CrossEntropyLoss()
+        initializer(self)
+
+    @classmethod
+    def from_partial_objects(
+        cls,
+        vocab: Vocabulary,
+        text_field_embedder: TextFieldEmbedder,
+        encoder: Lazy[Seq2SeqEncoder],
+        projection_feedforward: FeedForward,
+        inference_encoder: Seq2SeqEncoder,
+        output_feedforward: Lazy[FeedForward],
+        elmo_at_output: bool = False,
+        dropout: float = 0.5,
+        label_namespace: str = "labels",
+        initializer: InitializerApplicator = InitializerApplicator(),
+        regularizer: Optional[RegularizerApplicator] = None,
+    ) -> "EsimElmo":
+        """Builds the encoder and output feedforward with input sizes derived from the embedder."""
+        composed = inference_encoder.get_output_dim()
+        if elmo_at_output:
+            elmo = find_elmo_embedder(text_field_embedder)
+            composed += elmo.get_output_dim() if elmo is not None else 0  # __init__ explains if None
+        return cls(
+            vocab=vocab,
+            text_field_embedder=text_field_embedder,
+            encoder=encoder.construct(input_size=text_field_embedder.get_output_dim()),
+            projection_feedforward=projection_feedforward,
+            inference_encoder=inference_encoder,
+            output_feedforward=output_feedforward.construct(input_dim=4 * composed),
+            elmo_at_output=elmo_at_output,
+            dropout=dropout,
+            label_namespace=label_namespace,
+            initializer=initializer,
+            regularizer=regularizer,
+        )
+
+    def _check_elmo(self, elmo_at_output: bool) -> Optional[ElmoTokenEmbedder]:
+        if not elmo_at_output:
+            return None
+        elmo = find_elmo_embedder(self.text_field_embedder)
+        if elmo is None or elmo.num_output_representations < 2:
+            raise ConfigurationError(
+                "esim_elmo: elmo_at_output=true needs a 'fast_elmo' token embedder in "
+                "text_field_embedder with num_output_representations >= 2 (one mix for the input, "
+                "one for the output); set it, or set elmo_at_output=false"
+            )
+        return elmo
+
+    def _embed(self, text: TextFieldTensors) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
+        """Embedding of one sentence and, with ELMo at the output, its second ELMo mix."""
+        embedded = self.text_field_embedder(text)
+        output_elmo = self._elmo.last_representations[1] if self._elmo is not None else None
+        return embedded, output_elmo
+
+    def forward(  # type: ignore[override]
+        self,
+        premise: TextFieldTensors,
+        hypothesis: TextFieldTensors,
+        label: Optional[torch.IntTensor] = None,
+        metadata: Optional[List[Dict[str, Any]]] = None,
+    ) -> Dict[str, torch.Tensor]:
+        premise_mask = get_text_field_mask(premise)
+        hypothesis_mask = get_text_field_mask(hypothesis)
+        # Embed, then immediately read the output-side ELMo mix of the same sentence.
+        embedded_p, elmo_p = self._embed(premise)
+        embedded_h, elmo_h = self._embed(hypothesis)
+
+        # Input encoding.
+        encoded_p = self.encoder(self.sequence_dropout(embedded_p), premise_mask)
+        encoded_h = self.encoder(self.sequence_dropout(embedded_h), hypothesis_mask)
+
+        # Soft alignment: each word attends over the other sentence.
+        similarity = self.matrix_attention(encoded_p, encoded_h)  # (batch, len_p, len_h)
+        p2h = masked_softmax(similarity, hypothesis_mask)
+        aligned_p = weighted_sum(encoded_h, p2h)  # hypothesis summary for each premise word
+        h2p = masked_softmax(similarity.transpose(1, 2).contiguous(), premise_mask)
+        aligned_h = weighted_sum(encoded_p, h2p)
+
+        # Enhancement and projection.
+        enhanced_p = torch.cat([encoded_p, aligned_p, encoded_p - aligned_p, encoded_p * aligned_p], dim=-1)
+        enhanced_h = torch.cat([encoded_h, aligned_h, encoded_h - aligned_h, encoded_h * aligned_h], dim=-1)
+        projected_p = self.projection_feedforward(enhanced_p)
+        projected_h = self.projection_feedforward(enhanced_h)
+
+        # Inference composition (+ ELMo at the output).
+        composed_p = self.inference_encoder(self.sequence_dropout(projected_p), premise_mask)
+        composed_h = self.inference_encoder(self.sequence_dropout(projected_h), hypothesis_mask)
+        if self._elmo is not None:
+            composed_p = torch.cat([composed_p, elmo_p], dim=-1)
+            composed_h = torch.cat([composed_h, elmo_h], dim=-1)
+
+        # Pooling: average and max over each sentence.
+        pooled = torch.cat(
+            [
+                masked_mean(composed_p, premise_mask.unsqueeze(-1), dim=1),
+                masked_max(composed_p, premise_mask.unsqueeze(-1), dim=1),
+                masked_mean(composed_h, hypothesis_mask.unsqueeze(-1), dim=1),
+                masked_max(composed_h, hypothesis_mask.unsqueeze(-1), dim=1),
+            ],
+            dim=-1,
+        )
+        hidden = self.output_feedforward(self.dropout(pooled))
+        logits = self.output_logit(hidden)
+        output: Dict[str, Any] = {"logits": logits, "probs": torch.softmax(logits, dim=-1)}
+        if label is not None:
+            output["loss"] = self.loss(logits, label.long().view(-1))
+            self.accuracy(logits, label)
+        if metadata is not None:
+            output["metadata"] = metadata
+        return output
+
+    def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:
+        """Adds ``label`` (the predicted name) and ``label_probs`` ({name: probability})."""
+        names = self.vocab.get_index_to_token_vocabulary(self.label_namespace)
+        probs = output_dict["probs"]
+        rows = probs.tolist() if probs.dim() == 2 else [probs.tolist()]
+        output_dict["label"] = [names[max(range(len(row)), key=row.__getitem__)] for row in rows]
+        output_dict["label_probs"] = [{names[i]: p for i, p in enumerate(row)} for row in rows]
+        return output_dict
+
+    def get_metrics(self, reset: bool = False) -> Dict[str, float]:
+        return {"accuracy": self.accuracy.get_metric(reset)}

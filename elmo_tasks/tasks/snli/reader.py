@@ -1,0 +1,169 @@
+"""Reads SNLI 1.0 jsonl (plain or gzipped) into premise/hypothesis/label instances.
+
+Pairs whose ``gold_label`` is ``-`` (the annotators did not agree) are left out, as every SNLI
+paper does; how many were left out is logged at the end of each file.
+
+Deterministic split of one file. The full SNLI training set is not available here, so the
+``full`` experiments train on SNLI dev and keep part of it for model selection. A data path may
+end in ``#train`` or ``#holdout``: the pair goes to ``holdout`` when
+``crc32(premise) % holdout_modulus == 0`` (about 1 pair in 10 by default), otherwise to
+``train``. Keying on the premise keeps the three hypotheses written for one caption on the same
+side, so no premise seen in training reappears in the held-out part. A path without a suffix
+reads every pair (use that for test files and for ``allennlp evaluate``).
+"""
+import gzip
+import json
+import logging
+import zlib
+from typing import Any, Dict, Iterable, Optional, Tuple
+
+from allennlp.common.file_utils import cached_path
+from allennlp.data import DatasetReader, Instance, TokenIndexer, Tokenizer
+from allennlp.data.fields import LabelField, MetadataField, TextField
+from allennlp.data.token_indexers import SingleIdTokenIndexer
+
+from elmo_tasks.tokenization import SpacyBlankTokenizer
+
+logger = logging.getLogger(__name__)
+
+LABELS = ("entailment", "neutral", "contradiction")
+NO_CONSENSUS = "-"
+SPLITS = ("train", "holdout")
+
+
+class SnliFormatError(ValueError):
+    """A line of an SNLI file that cannot be read; the message names file, line and problem."""
+
+
+def split_path(file_path: str) -> Tuple[str, Optional[str]]:
+    """``"dev.jsonl.gz#train"`` -> ``("dev.jsonl.gz", "train")``; no suffix -> ``(path, None)``."""
+    path, sep, split = str(file_path).rpartition("#")
+    if not sep:
+        return str(file_path), None
+    if split not in SPLITS:
+        raise ValueError(
+            f"SNLI data path {file_path!r} ends in '#{split}', but the only splits are "
+            f"{', '.join('#' + s for s in SPLITS)} (or no suffix for the whole file)"
+        )
+    return path, split
+
+
+def in_holdout(premise: str, holdout_modulus: int) -> bool:
+    """Which side of the split a pair is on (stable across runs, machines and Python versions)."""
+    return zlib.crc32(premise.encode("utf-8")) % holdout_modulus == 0
+
+
+def _open_text(path: str):
+    if path.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, "r", encoding="utf-8")
+
+
+def parse_line(line: str, where: str) -> Dict[str, str]:
+    """The premise, hypothesis and gold label of one jsonl line, or a SnliFormatError."""
+    try:
+        record: Any = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise SnliFormatError(f"{where}: not valid JSON ({error.msg} at column {error.colno}); "
+                              "each line must be one SNLI json object") from None
+    if not isinstance(record, dict):
+        raise SnliFormatError(f"{where}: expected a JSON object, got {type(record).__name__}")
+    missing = [key for key in ("sentence1", "sentence2", "gold_label") if key not in record]
+    if missing:
+        raise SnliFormatError(f"{where}: missing field(s) {', '.join(missing)}; SNLI lines need "
+                              "sentence1 (premise), sentence2 (hypothesis) and gold_label")
+    for key in ("sentence1", "sentence2", "gold_label"):
+        if not isinstance(record[key], str):
+            raise SnliFormatError(f"{where}: field {key} must be a string, got {record[key]!r}")
+    label = record["gold_label"]
+    if label != NO_CONSENSUS and label not in LABELS:
+        raise SnliFormatError(f"{where}: unknown gold_label {label!r}; expected one of "
+                              f"{', '.join(LABELS)} or '-'")
+    return {"premise": record["sentence1"], "hypothesis": record["sentence2"], "label": label,
+            "pair_id": str(record.get("pairID", ""))}
+
+
+@DatasetReader.register("snli_jsonl")
+class SnliJsonlReader(DatasetReader):
+    """SNLI jsonl -> ``premise``, ``hypothesis`` (TextFields), ``label``, ``metadata``.
+
+    # Parameters
+    tokenizer : defaults to ``spacy_blank`` (spaCy's rule-based English tokenizer, no model).
+    token_indexers : e.g. ``{"tokens": single_id}`` for the baseline, plus
+        ``{"elmo": elmo_characters}`` for ELMo. Default: ``{"tokens": single_id}``.
+    holdout_modulus : 1 / (share of pairs in ``#holdout``); see the module docstring.
+    """
+
+    def __init__(
+        self,
+        tokenizer: Optional[Tokenizer] = None,
+        token_indexers: Optional[Dict[str, TokenIndexer]] = None,
+        holdout_modulus: int = 10,
+        **kwargs,
+    ) -> None:
+        super().__init__(**kwargs)
+        if holdout_modulus < 2:
+            raise ValueError(f"holdout_modulus must be at least 2, got {holdout_modulus}")
+        self.tokenizer = tokenizer or SpacyBlankTokenizer()
+        self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
+        self.holdout_modulus = holdout_modulus
+
+    def _read(self, file_path: str) -> Iterable[Instance]:
+        path, split = split_path(file_path)
+        local = cached_path(path)
+        skipped_no_consensus = 0
+        other_side = 0
+        kept = 0
+        with _open_text(local) as handle:
+            for line_number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                pair = parse_line(line, f"{path}, line {line_number}")
+                if split is not None:
+                    held_out = in_holdout(pair["premise"], self.holdout_modulus)
+                    if held_out != (split == "holdout"):
+                        other_side += 1
+                        continue
+                if pair["label"] == NO_CONSENSUS:
+                    skipped_no_consensus += 1
+                    continue
+                try:
+                    instance = self.text_to_instance(
+                        pair["premise"], pair["hypothesis"], pair["label"], pair["pair_id"]
+                    )
+                except SnliFormatError as error:
+                    raise SnliFormatError(f"{path}, line {line_number}: {error}") from None
+                kept += 1
+                yield instance
+        side = f" (split #{split}: {other_side} pairs belong to the other side)" if split else ""
+        logger.info(
+            "SNLI %s: read %d pairs, skipped %d with gold label '-'%s",
+            path, kept, skipped_no_consensus, side,
+        )
+
+    def text_to_instance(  # type: ignore[override]
+        self,
+        premise: str,
+        hypothesis: str,
+        label: Optional[str] = None,
+        pair_id: Optional[str] = None,
+    ) -> Instance:
+        premise_tokens = self.tokenizer.tokenize(premise)
+        hypothesis_tokens = self.tokenizer.tokenize(hypothesis)
+        for name, text, tokens in (("premise", premise, premise_tokens),
+                                   ("hypothesis", hypothesis, hypothesis_tokens)):
+            if not tokens:
+                raise SnliFormatError(f"the {name} {text!r} has no tokens; both sentences of a "
+                                      "pair must contain text")
+        fields: Dict[str, Any] = {
+            "premise": TextField(premise_tokens, self.token_indexers),
+            "hypothesis": TextField(hypothesis_tokens, self.token_indexers),
+            "metadata": MetadataField({
+                "premise_tokens": [t.text for t in premise_tokens],
+                "hypothesis_tokens": [t.text for t in hypothesis_tokens],
+                "pair_id": pair_id,
+            }),
+        }
+        if label is not None:
+            fields["label"] = LabelField(label)
+        return Instance(fields)

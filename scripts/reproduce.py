@@ -1,0 +1,178 @@
+#!/usr/bin/env python
+"""Reproduce a benchmark of Peters et al. (2018): baseline vs. ELMo, several seeds, one table.
+
+For a task named in TASKS below, every variant (baseline, elmo) is trained for each seed with
+``allennlp train`` into ``runs/<task>/<variant>/seed<k>`` (ELMO_TASKS_SEED = seed_base + k),
+then ``allennlp evaluate`` scores the archive on the task's test file. The test metric and
+wall times go to ``runs/<task>/results.json`` and to a table in docs/RESULTS.md next to the
+paper's numbers (ELMO_SPEC section 5), with the exact commands. A run whose archive and test
+metrics already exist is reused, so an interrupted reproduction can simply be restarted.
+
+    .venv/bin/python scripts/reproduce.py snli --seeds 5             # the real thing (hours)
+    .venv/bin/python scripts/reproduce.py snli --seeds 1 --data fixtures --epochs 1 \\
+        --runs-dir /tmp/runs --results /tmp/RESULTS.md                # smoke test (minutes)
+
+To add a task: add an entry to TASKS (configs per variant, test path per data mode, the metric
+key of `allennlp evaluate`, a scale to percent, and the paper's numbers).
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+ALLENNLP = str(ROOT / ".venv" / "bin" / "allennlp")
+
+# Test paths may use {shared}: ELMO_TASKS_SHARED_DATA (default ../shared/data, relative to the repo).
+TASKS: Dict[str, Dict[str, Any]] = {
+    "snli": {
+        "title": "SNLI (ESIM), test accuracy",
+        "configs": {"baseline": "experiments/snli_baseline.jsonnet", "elmo": "experiments/snli_elmo.jsonnet"},
+        "test_path": {"full": "{shared}/snli/snli_1.0_test.jsonl.gz", "fixtures": "fixtures/snli/test.jsonl.gz"},
+        "metric": "accuracy",
+        "scale": 100.0,
+        "paper": {"baseline": "88.0", "elmo": "88.7 ± 0.17"},
+        "note": "Trained on SNLI dev minus a held-out tenth (model selection on that tenth); the full "
+                "SNLI training set was not available, so absolute numbers are not comparable with the paper's.",
+    },
+}
+
+
+def _env(data: str, seed: int) -> Dict[str, str]:
+    return {"ELMO_TASKS_DATA": data, "ELMO_TASKS_SEED": str(seed)}
+
+
+def _shown(env: Dict[str, str], command: List[str]) -> str:
+    """The command as one shell line a reader can paste (run from the repo root)."""
+    prefix = " ".join(f"{key}={value}" for key, value in env.items())
+    shown = [".venv/bin/allennlp" if part == ALLENNLP else part for part in command]
+    return f"{prefix} {shlex.join(shown)}"
+
+
+def _run(env: Dict[str, str], command: List[str], log: Path) -> float:
+    """Runs one command from the repo root, output to ``log``; returns its wall time in seconds."""
+    print(f"$ {_shown(env, command)}", flush=True)
+    start = time.monotonic()
+    with open(log, "w", encoding="utf-8") as handle:
+        result = subprocess.run(command, cwd=ROOT, env={**os.environ, **env}, stdout=handle,
+                                stderr=subprocess.STDOUT, check=False)
+    if result.returncode != 0:
+        sys.exit(f"command failed (exit {result.returncode}); see {log}:\n  {_shown(env, command)}")
+    return time.monotonic() - start
+
+
+def run_one(task: str, variant: str, k: int, args: argparse.Namespace) -> Dict[str, Any]:
+    """Trains (unless already done) and evaluates one variant for one seed."""
+    spec = TASKS[task]
+    seed = args.seed_base + k
+    env = _env(args.data, seed)
+    run_dir = Path(args.runs_dir) / task / variant / f"seed{k}"
+    train = [ALLENNLP, "train", spec["configs"][variant], "-s", str(run_dir)]
+    if args.epochs is not None:
+        train += ["-o", json.dumps({"trainer.num_epochs": args.epochs})]
+    shared = os.environ.get("ELMO_TASKS_SHARED_DATA", "../shared/data")
+    test_path = spec["test_path"][args.data].format(shared=shared)
+    metrics_file = run_dir / "test_metrics.json"
+    evaluate = [ALLENNLP, "evaluate", str(run_dir / "model.tar.gz"), test_path,
+                "--output-file", str(metrics_file)]
+    record_file = run_dir / "reproduce.json"
+    if record_file.exists() and metrics_file.exists() and not args.force:
+        previous = json.loads(record_file.read_text())
+        if previous.get("data") == args.data and previous.get("epochs") == args.epochs:
+            print(f"reusing {run_dir}", flush=True)
+            return previous
+    if run_dir.exists():  # incomplete, forced, or made with other settings: start it again
+        print(f"retraining {run_dir} from scratch", flush=True)
+        train.append("-f")
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    train_log = run_dir.parent / f"seed{k}.train.log"
+    train_s = _run(env, train, train_log)
+    eval_s = _run(env, evaluate, run_dir / "evaluate.log")
+    metrics = json.loads(metrics_file.read_text())
+    if spec["metric"] not in metrics:
+        sys.exit(f"{metrics_file} has no metric {spec['metric']!r} (has {sorted(metrics)})")
+    record = {
+        "task": task, "variant": variant, "seed": seed, "data": args.data, "epochs": args.epochs,
+        "metric": spec["metric"], "value": metrics[spec["metric"]] * spec["scale"],
+        "train_seconds": round(train_s, 1), "evaluate_seconds": round(eval_s, 1),
+        "commands": [_shown(env, train), _shown(env, evaluate)],
+    }
+    record_file.write_text(json.dumps(record, indent=2))
+    return record
+
+
+def _mean_std(values: List[float]) -> str:
+    if len(values) == 1:
+        return f"{values[0]:.2f}"
+    return f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
+
+
+def render_table(task: str, records: List[Dict[str, Any]]) -> str:
+    """The markdown section of one task (between markers, so reruns replace it)."""
+    spec = TASKS[task]
+    lines = [f"<!-- reproduce:{task}:start -->", f"## {spec['title']}", ""]
+    if spec.get("note"):
+        lines += [spec["note"], ""]
+    lines += ["| Variant | Seeds | Ours (mean ± std) | Paper | Train time (mean) | Data |",
+              "|---|---|---|---|---|---|"]
+    for variant in spec["configs"]:
+        rows = [r for r in records if r["variant"] == variant]
+        if not rows:
+            continue
+        minutes = statistics.mean(r["train_seconds"] for r in rows) / 60
+        lines.append(
+            f"| {variant} | {len(rows)} | {_mean_std([r['value'] for r in rows])} | "
+            f"{spec['paper'][variant]} | {minutes:.1f} min | {rows[0]['data']} |"
+        )
+    lines += ["", "Commands (from the repo root):", "", "```"]
+    for record in records:
+        lines += record["commands"]
+    lines += ["```", f"<!-- reproduce:{task}:end -->"]
+    return "\n".join(lines)
+
+
+def update_results(path: Path, task: str, section: str) -> None:
+    """Replaces the task's section in ``path`` (or appends it; creates the file if needed)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Results\n"
+    pattern = re.compile(rf"<!-- reproduce:{task}:start -->.*?<!-- reproduce:{task}:end -->", re.S)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: section, text)
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("task", choices=sorted(TASKS))
+    parser.add_argument("--seeds", type=int, default=5, help="number of seeds per variant (default 5)")
+    parser.add_argument("--seed-base", type=int, default=13370, help="seed k uses ELMO_TASKS_SEED = base + k")
+    parser.add_argument("--variants", nargs="+", help="subset of the task's variants (default: all)")
+    parser.add_argument("--data", choices=["full", "fixtures"], default="full")
+    parser.add_argument("--epochs", type=int, help="override trainer.num_epochs (smoke tests)")
+    parser.add_argument("--runs-dir", default=str(ROOT / "runs"))
+    parser.add_argument("--results", default=str(ROOT / "docs" / "RESULTS.md"))
+    parser.add_argument("--force", action="store_true", help="retrain even if a run is complete")
+    args = parser.parse_args(argv)
+    spec = TASKS[args.task]
+    variants = args.variants or list(spec["configs"])
+    unknown = sorted(set(variants) - set(spec["configs"]))
+    if unknown:
+        parser.error(f"unknown variant(s) {unknown}; {args.task} has {list(spec['configs'])}")
+    records = [run_one(args.task, variant, k, args) for variant in variants for k in range(args.seeds)]
+    summary = Path(args.runs_dir) / args.task / "results.json"
+    summary.write_text(json.dumps(records, indent=2))
+    update_results(Path(args.results), args.task, render_table(args.task, records))
+    print(f"wrote {summary} and {args.results}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""Both SNLI configs through the CLI: train on fixtures -> archive -> evaluate -> predict.
+
+Training and evaluation run in-process (``allennlp.commands.main`` with ``sys.argv`` patched,
+from the repo root) to save interpreter start-ups; ``predict`` runs once as a real subprocess
+so the ``.allennlp_plugins`` route is exercised too.
+"""
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from allennlp.commands import main
+from allennlp.common import Params
+
+from tests.conftest import FIXTURES, ROOT
+
+TEST_GZ = str(FIXTURES / "snli" / "test.jsonl.gz")
+# One epoch on the first 96 pairs of the bundled train/dev files: the round trip is what matters.
+ONE_EPOCH = json.dumps({"trainer.num_epochs": 1, "dataset_reader.max_instances": 96})
+
+
+def _allennlp(*args: str) -> None:
+    cwd = os.getcwd()
+    os.chdir(ROOT)  # config paths (fixtures/..., experiments/...) are relative to the repo root
+    try:
+        with mock.patch.object(sys, "argv", ["allennlp", *args]), mock.patch.dict(
+            os.environ, {"ELMO_TASKS_DATA": "fixtures"}
+        ):
+            main(prog="allennlp")
+    finally:
+        os.chdir(cwd)
+
+
+@pytest.fixture(scope="module", params=["baseline", "elmo"])
+def trained(request, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp(f"snli_{request.param}")
+    _allennlp("train", f"experiments/snli_{request.param}.jsonnet", "-s", str(out / "run"), "-o", ONE_EPOCH)
+    return out
+
+
+def test_train_writes_archive_and_metrics(trained):
+    metrics = json.loads((trained / "run" / "metrics.json").read_text())
+    assert 0.0 <= metrics["validation_accuracy"] <= 1.0
+    assert (trained / "run" / "model.tar.gz").exists()
+    vocab_labels = (trained / "run" / "vocabulary" / "labels.txt").read_text().split()
+    assert sorted(vocab_labels) == ["contradiction", "entailment", "neutral"]
+
+
+def test_evaluate_on_gzipped_test(trained):
+    out = trained / "test_metrics.json"
+    _allennlp("evaluate", str(trained / "run" / "model.tar.gz"), TEST_GZ, "--output-file", str(out))
+    metrics = json.loads(out.read_text())
+    assert 0.0 <= metrics["accuracy"] <= 1.0 and metrics["loss"] > 0
+
+
+def test_predict_gives_label_and_probabilities(trained):
+    inputs = trained / "pairs.jsonl"
+    pairs = [{"premise": "A man plays a guitar on stage.", "hypothesis": "A man performs music."},
+             {"premise": "Two dogs run in the snow.", "hypothesis": "The cats are asleep."}]
+    inputs.write_text("\n".join(json.dumps(p) for p in pairs) + "\n")
+    out = trained / "predictions.jsonl"
+    args = ["predict", str(trained / "run" / "model.tar.gz"), str(inputs), "--output-file", str(out), "--silent"]
+    if trained.name.startswith("snli_elmo"):  # a fresh process: plugins found via .allennlp_plugins
+        subprocess.run([str(ROOT / ".venv" / "bin" / "allennlp"), *args], cwd=ROOT, check=True,
+                       capture_output=True, env={**os.environ, "ELMO_TASKS_DATA": "fixtures"})
+    else:
+        _allennlp(*args)
+    predictions = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [p["premise"] for p in predictions] == [p["premise"] for p in pairs]
+    for prediction in predictions:
+        probs = prediction["probabilities"]
+        assert set(probs) == {"entailment", "neutral", "contradiction"}
+        assert sum(probs.values()) == pytest.approx(1.0, abs=1e-5)
+        assert prediction["label"] == max(probs, key=probs.get)
+
+
+def _config(name: str, data: str) -> dict:
+    env = {"ELMO_TASKS_DATA": data, "ELMO_TASKS_SHARED_DATA": "../shared/data",
+           "ELMO_OPTIONS": "o.json", "ELMO_WEIGHTS": "w.hdf5", "ELMO_TASKS_SEED": "1"}
+    return Params.from_file(str(ROOT / "experiments" / f"snli_{name}.jsonnet"), ext_vars=env).as_dict()
+
+
+@pytest.mark.parametrize("data", ["fixtures", "full"])
+def test_configs_differ_only_in_elmo(data):
+    baseline, elmo = _config("baseline", data), _config("elmo", data)
+    stripped = copy.deepcopy(elmo)
+    model = stripped["model"]
+    assert model.pop("elmo_at_output") is True and baseline["model"].pop("elmo_at_output") is False
+    assert model["text_field_embedder"]["token_embedders"].pop("elmo")["num_output_representations"] == 2
+    assert stripped["dataset_reader"]["token_indexers"].pop("elmo") == {"type": "elmo_characters"}
+    assert model.pop("regularizer")["regexes"][0][1] == {"type": "l2", "alpha": 0.001}
+    assert stripped == baseline
+
+
+def test_full_config_is_the_paper_recipe_on_split_dev():
+    config = _config("elmo", "full")
+    assert config["train_data_path"].endswith("snli/snli_1.0_dev.jsonl.gz#train")
+    assert config["validation_data_path"].endswith("snli/snli_1.0_dev.jsonl.gz#holdout")
+    assert config["model"]["text_field_embedder"]["token_embedders"]["tokens"]["embedding_dim"] == 300
+    assert config["model"]["encoder"]["hidden_size"] == 300
+    assert config["model"]["dropout"] == 0.5
+    assert config["trainer"]["optimizer"] == {"type": "adam", "lr": 0.0004}
+    assert config["data_loader"]["batch_sampler"]["batch_size"] == 32

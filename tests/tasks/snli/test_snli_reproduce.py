@@ -1,0 +1,51 @@
+"""scripts/reproduce.py: the results table, and (slow) one fixture-mode run end to end."""
+import importlib.util
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def _reproduce_module():
+    spec = importlib.util.spec_from_file_location("reproduce", ROOT / "scripts" / "reproduce.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _record(variant: str, value: float, seed: int) -> dict:
+    return {"variant": variant, "value": value, "seed": seed, "data": "full", "train_seconds": 120.0,
+            "commands": [f"train {variant} {seed}", f"evaluate {variant} {seed}"]}
+
+
+def test_table_has_mean_std_and_paper_numbers_and_replaces_itself(tmp_path):
+    reproduce = _reproduce_module()
+    records = [_record("baseline", 80.0, 0), _record("baseline", 82.0, 1), _record("elmo", 85.0, 0)]
+    table = reproduce.render_table("snli", records)
+    assert "| baseline | 2 | 81.00 ± 1.41 | 88.0 | 2.0 min | full |" in table  # stdev(80, 82) = 1.414
+    assert "| elmo | 1 | 85.00 | 88.7 ± 0.17 | 2.0 min | full |" in table
+    assert "train baseline 1" in table
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# Results\n\nintro kept\n")
+    reproduce.update_results(results, "snli", table)
+    reproduce.update_results(results, "snli", reproduce.render_table("snli", records[:1]))
+    text = results.read_text()
+    assert "intro kept" in text and text.count("<!-- reproduce:snli:start -->") == 1
+    assert "| baseline | 1 | 80.00 |" in text and "| elmo |" not in text
+
+
+@pytest.mark.slow
+def test_fixture_mode_end_to_end(tmp_path):
+    results = tmp_path / "RESULTS.md"
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "reproduce.py"), "snli", "--seeds", "1", "--data", "fixtures",
+         "--epochs", "1", "--runs-dir", str(tmp_path / "runs"), "--results", str(results)],
+        cwd=ROOT, check=True, capture_output=True,
+    )
+    records = json.loads((tmp_path / "runs" / "snli" / "results.json").read_text())
+    assert [r["variant"] for r in records] == ["baseline", "elmo"]
+    assert all(0.0 <= r["value"] <= 100.0 for r in records)
+    assert "| elmo | 1 |" in results.read_text()

@@ -1,0 +1,153 @@
+"""BiLSTM-CRF tagger for CoNLL-2003 NER (Peters et al. 2017, the ELMo paper's NER baseline).
+
+Everything that differs between the baseline and "+ ELMo" lives in the config: ELMo is one
+more token embedder in ``text_field_embedder`` (so it is concatenated with the word vectors and
+the character CNN at the input of the lowest BiLSTM), and its mixing-weight penalty is the
+model's ``regularizer``.
+"""
+from typing import Any, Dict, List, Optional
+
+import torch
+from allennlp.common import Lazy
+from allennlp.data import TextFieldTensors, Vocabulary
+from allennlp.models.model import Model
+from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder, TimeDistributed
+from allennlp.modules.conditional_random_field import ConditionalRandomField, allowed_transitions
+from allennlp.nn import InitializerApplicator, RegularizerApplicator
+from allennlp.nn.util import get_text_field_mask
+from allennlp.training.metrics import SpanBasedF1Measure
+
+from elmo_tasks.tasks.ner.tags import bioul_to_iob1, entities
+
+
+@Model.register("elmo_crf_tagger", constructor="from_partial_objects")
+class ElmoCrfTagger(Model):
+    """Embed tokens, run a BiLSTM, score tags per token, decode with a constrained CRF.
+
+    # Parameters
+    text_field_embedder : word vectors, character CNN and (optionally) ELMo, concatenated.
+    encoder : the BiLSTM stack (2 layers in the paper).
+    label_namespace : vocabulary namespace of the tags (the ``conll2003`` reader's ``labels``).
+    label_encoding : tag scheme the model predicts; BIOUL as in the paper. Constrains the CRF's
+        transitions and tells the span F1 metric how to read spans.
+    dropout : on the embedded input and on the encoder output.
+    feedforward : optional layer between the encoder and the tag scores.
+
+    From a config (``from_partial_objects``) the encoder is given WITHOUT ``input_size``: it is
+    the embedder's output width, which depends on the biLM's options file when ELMo is used.
+
+    The loss is the CRF negative log-likelihood averaged over the sentences of the batch (so the
+    regularizer's lambda does not depend on the batch size).
+    """
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        text_field_embedder: TextFieldEmbedder,
+        encoder: Seq2SeqEncoder,
+        label_namespace: str = "labels",
+        label_encoding: str = "BIOUL",
+        dropout: float = 0.5,
+        feedforward: Optional[FeedForward] = None,
+        include_start_end_transitions: bool = True,
+        initializer: InitializerApplicator = InitializerApplicator(),
+        regularizer: Optional[RegularizerApplicator] = None,
+        **kwargs: Any,
+    ) -> None:
+        # kwargs: what AllenNLP hands every Model (serialization_dir, ddp_accelerator).
+        super().__init__(vocab, regularizer, **kwargs)
+        if text_field_embedder.get_output_dim() != encoder.get_input_dim():
+            raise ValueError(
+                f"the text_field_embedder gives {text_field_embedder.get_output_dim()}-d vectors "
+                f"but the encoder expects {encoder.get_input_dim()}-d input: fix the encoder's "
+                "input_size in the config (sum of the token embedders' output dims)"
+            )
+        self.label_namespace = label_namespace
+        self.label_encoding = label_encoding
+        self.text_field_embedder = text_field_embedder
+        self.encoder = encoder
+        self.dropout = torch.nn.Dropout(dropout)
+        self.feedforward = feedforward
+        hidden_dim = feedforward.get_output_dim() if feedforward else encoder.get_output_dim()
+        labels = vocab.get_index_to_token_vocabulary(label_namespace)
+        if not labels:
+            raise ValueError(f"the vocabulary has no tags in namespace '{label_namespace}'")
+        self.num_tags = len(labels)
+        self.tag_projection = TimeDistributed(torch.nn.Linear(hidden_dim, self.num_tags))
+        self.crf = ConditionalRandomField(
+            self.num_tags,
+            constraints=allowed_transitions(label_encoding, labels),
+            include_start_end_transitions=include_start_end_transitions,
+        )
+        self.span_f1 = SpanBasedF1Measure(
+            vocab, tag_namespace=label_namespace, label_encoding=label_encoding
+        )
+        initializer(self)
+
+    @classmethod
+    def from_partial_objects(
+        cls,
+        vocab: Vocabulary,
+        text_field_embedder: TextFieldEmbedder,
+        encoder: Lazy[Seq2SeqEncoder],
+        **kwargs: Any,
+    ) -> "ElmoCrfTagger":
+        """Build the encoder for the embedder's output width (an RNN-style ``input_size``)."""
+        built = encoder.construct(input_size=text_field_embedder.get_output_dim())
+        return cls(vocab, text_field_embedder, built, **kwargs)
+
+    def forward(  # type: ignore[override]
+        self,
+        tokens: TextFieldTensors,
+        tags: Optional[torch.LongTensor] = None,
+        metadata: Optional[List[Dict[str, Any]]] = None,
+        **kwargs: Any,
+    ) -> Dict[str, Any]:
+        """``tokens`` from the reader's TextField, ``tags`` (batch, tokens) gold tag ids when known.
+
+        Extra reader fields (e.g. POS tags as features) are accepted and ignored.
+        """
+        mask = get_text_field_mask(tokens)
+        embedded = self.dropout(self.text_field_embedder(tokens))
+        encoded = self.dropout(self.encoder(embedded, mask))
+        if self.feedforward is not None:
+            encoded = self.feedforward(encoded)
+        logits = self.tag_projection(encoded)
+        best_paths = [path for path, _score in self.crf.viterbi_tags(logits, mask)]
+        output: Dict[str, Any] = {"logits": logits, "mask": mask, "tags": best_paths}
+        if tags is not None:
+            output["loss"] = -self.crf(logits, tags, mask) / logits.size(0)
+            # The metric takes scores; a one-hot of the Viterbi path makes its argmax that path.
+            decoded = torch.zeros_like(logits)
+            for row, path in enumerate(best_paths):
+                decoded[row, torch.arange(len(path)), torch.tensor(path, dtype=torch.long)] = 1.0
+            self.span_f1(decoded, tags, mask)
+        if metadata is not None:
+            output["words"] = [item["words"] for item in metadata]
+        return output
+
+    def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
+        """Tag ids to strings in ``tags``; for BIOUL models also CoNLL's IOB1 (``iob1_tags``) and
+        ``entities``."""
+        tag_strings = [
+            [self.vocab.get_token_from_index(int(tag), self.label_namespace) for tag in path]
+            for path in output_dict["tags"]
+        ]
+        output_dict["tags"] = tag_strings
+        if self.label_encoding != "BIOUL":
+            return output_dict
+        output_dict["iob1_tags"] = [bioul_to_iob1(path) for path in tag_strings]
+        if "words" in output_dict:
+            output_dict["entities"] = [
+                entities(words, path) for words, path in zip(output_dict["words"], tag_strings)
+            ]
+        # Scores are of no use to readers of predictions and make the output large.
+        output_dict.pop("logits", None)
+        output_dict.pop("mask", None)
+        return output_dict
+
+    def get_metrics(self, reset: bool = False) -> Dict[str, float]:
+        """Span precision/recall/F1 per type and ``*-overall`` (conlleval's numbers, as fractions)."""
+        return self.span_f1.get_metric(reset=reset)
+
+    default_predictor = "ner_tagger"

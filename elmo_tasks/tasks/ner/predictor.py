@@ -1,0 +1,79 @@
+"""``allennlp predict`` for the NER tagger: raw sentences in, tags and entity spans out."""
+from typing import List, Optional
+
+from allennlp.common.util import JsonDict, sanitize
+from allennlp.data import DatasetReader, Instance
+from allennlp.data.tokenizers import Tokenizer
+from allennlp.models import Model
+from allennlp.predictors.predictor import Predictor
+
+from elmo_tasks.tokenization import blank_english_tokenizer
+
+
+@Predictor.register("ner_tagger")
+class NerTaggerPredictor(Predictor):
+    """Input lines ``{"sentence": "raw text"}``; the sentence is split with spaCy's blank English
+    tokenizer (the CoNLL-2003 tokenization is close to it).
+
+    Output: ``words``, ``tags`` (BIOUL), ``iob1_tags`` (CoNLL-2003's scheme) and ``entities``,
+    each ``{"text", "type", "start", "end"}`` with inclusive token indices, plus ``char_start``/
+    ``char_end`` (end exclusive) into the input sentence, whose slice is then the ``text``.
+    With ``--use-dataset-reader`` (CoNLL files) there are no character offsets.
+    """
+
+    def __init__(
+        self, model: Model, dataset_reader: DatasetReader, tokenizer: Optional[Tokenizer] = None
+    ) -> None:
+        super().__init__(model, dataset_reader)
+        self._tokenizer = tokenizer or blank_english_tokenizer()
+
+    def predict(self, sentence: str) -> JsonDict:
+        return self.predict_json({"sentence": sentence})
+
+    def _json_to_instance(self, json_dict: JsonDict) -> Instance:
+        sentence = json_dict.get("sentence")
+        if not isinstance(sentence, str):
+            raise ValueError(
+                f'each input line must be a JSON object with a "sentence" string; got {json_dict!r}'
+            )
+        tokens = self._tokenizer.tokenize(sentence)
+        if not tokens:
+            raise ValueError(f"the sentence has no tokens: {sentence!r}")
+        return self._dataset_reader.text_to_instance(tokens)
+
+    def predict_instance(self, instance: Instance) -> JsonDict:
+        return self.predict_batch_instance([instance])[0]
+
+    def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
+        for instance in instances:
+            self._dataset_reader.apply_token_indexers(instance)
+        outputs = self._model.forward_on_instances(instances)
+        return [_with_offsets(instance, output) for instance, output in zip(instances, outputs)]
+
+    def predict_json(self, inputs: JsonDict) -> JsonDict:
+        return self.predict_batch_json([inputs])[0]
+
+    def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
+        results = self.predict_batch_instance(self._batch_json_to_instances(inputs))
+        return [_with_surface_text(item["sentence"], result) for item, result in zip(inputs, results)]
+
+
+def _with_surface_text(sentence: str, output: JsonDict) -> JsonDict:
+    """Entity text as written in the input (spacing kept), and the input sentence itself."""
+    for entity in output.get("entities", []):
+        if "char_start" in entity:
+            entity["text"] = sentence[entity["char_start"] : entity["char_end"]]
+    return {"sentence": sentence, **output}
+
+
+def _with_offsets(instance: Instance, output: JsonDict) -> JsonDict:
+    """Add character offsets (and exact surface text) to entities when the tokens carry them."""
+    output = sanitize(output)
+    tokens = instance["tokens"].tokens  # type: ignore[attr-defined]
+    if not tokens or tokens[0].idx is None:
+        return output
+    for entity in output.get("entities", []):
+        first, last = tokens[entity["start"]], tokens[entity["end"]]
+        entity["char_start"] = first.idx
+        entity["char_end"] = last.idx + len(last.text)
+    return output

@@ -1,0 +1,168 @@
+"""The BiLSTM-CRF tagger: wiring from config, learning on a tiny batch, predictions with spans."""
+import copy
+from typing import List
+
+import pytest
+import torch
+from allennlp.common import Params
+from allennlp.data import Batch, Instance, Vocabulary
+from allennlp.data.dataset_readers import Conll2003DatasetReader
+from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIndexer
+from allennlp.models import Model
+
+from elmo_tasks.tasks.ner import ElmoCrfTagger, NerTaggerPredictor
+from tests.conftest import FIXTURES, OPTIONS_FILE, WEIGHT_FILE
+
+TRAIN = str(FIXTURES / "ner" / "train.txt")
+DEV = str(FIXTURES / "ner" / "dev.txt")
+
+
+def _reader(elmo: bool = False) -> Conll2003DatasetReader:
+    indexers = {
+        "tokens": SingleIdTokenIndexer(lowercase_tokens=True),
+        "token_characters": TokenCharactersIndexer(min_padding_length=3),
+    }
+    if elmo:
+        from allennlp.data.token_indexers import ELMoTokenCharactersIndexer
+
+        indexers["elmo"] = ELMoTokenCharactersIndexer()
+    return Conll2003DatasetReader(
+        tag_label="ner", convert_to_coding_scheme="BIOUL", token_indexers=indexers
+    )
+
+
+def _model_params(elmo: bool, hidden: int = 16, dropout: float = 0.0) -> Params:
+    embedders = {
+        "tokens": {"type": "embedding", "embedding_dim": 50},
+        "token_characters": {
+            "type": "character_encoding",
+            "embedding": {"embedding_dim": 16},
+            "encoder": {"type": "cnn", "embedding_dim": 16, "num_filters": 128, "ngram_filter_sizes": [3]},
+        },
+    }
+    if elmo:
+        embedders["elmo"] = {
+            "type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "dropout": 0.0,
+        }
+    return Params(
+        {
+            "type": "elmo_crf_tagger",
+            "dropout": dropout,
+            "text_field_embedder": {"token_embedders": embedders},
+            "encoder": {"type": "lstm", "hidden_size": hidden, "num_layers": 2, "bidirectional": True},
+        }
+    )
+
+
+def _instances(reader: Conll2003DatasetReader, path: str) -> List[Instance]:
+    instances = list(reader.read(path))
+    for instance in instances:
+        reader.apply_token_indexers(instance)
+    return instances
+
+
+def test_reader_reads_fixtures_with_docstart_anywhere():
+    # dev.txt has its first -DOCSTART- at the end, like the shared CoNLL-2003 copy.
+    assert len(_instances(_reader(), TRAIN)) == 44
+    dev = _instances(_reader(), DEV)
+    assert len(dev) == 15
+    assert dev[7]["tags"].labels[:2] == ["U-PER", "U-PER"]  # IOB1 "I-PER B-PER"
+    assert len(_instances(_reader(), str(FIXTURES / "ner" / "test.txt"))) == 10
+
+
+@pytest.mark.parametrize("elmo, width", [(False, 50 + 128), (True, 50 + 128 + 32)])
+def test_encoder_input_size_comes_from_the_embedder(elmo, width):
+    reader = _reader(elmo)
+    vocab = Vocabulary.from_instances(_instances(reader, TRAIN))
+    model = Model.from_params(vocab=vocab, params=_model_params(elmo))
+    assert isinstance(model, ElmoCrfTagger)
+    assert model.encoder.get_input_dim() == width
+    # BIOUL over 4 types + O, all seen in the fixtures.
+    assert model.num_tags == 17
+
+
+def test_elmo_mixing_weights_get_the_lambda_penalty():
+    reader = _reader(True)
+    vocab = Vocabulary.from_instances(_instances(reader, TRAIN))
+    params = _model_params(True).as_dict()
+    # What common.elmo_regularizer(0.1) produces.
+    params["regularizer"] = {"regexes": [[".*scalar_mix.*scalar_parameters.*", {"type": "l2", "alpha": 0.1}]]}
+    model = Model.from_params(vocab=vocab, params=Params(params))
+    mixing = [p for n, p in model.named_parameters() if "scalar_mix" in n and "scalar_parameters" in n]
+    assert len(mixing) == 3  # the test biLM: token layer + 2 LSTM layers
+    with torch.no_grad():
+        for weight, value in zip(mixing, [1.0, 2.0, 0.0]):
+            weight.fill_(value)
+    assert model.get_regularization_penalty().item() == pytest.approx(0.1 * (1.0 + 4.0))
+
+
+def _loss(model: Model, instances: List[Instance], vocab: Vocabulary) -> torch.Tensor:
+    batch = Batch(instances)
+    batch.index_instances(vocab)
+    return model(**batch.as_tensor_dict())["loss"]
+
+
+@pytest.mark.parametrize("elmo", [False, True])
+def test_loss_goes_down_on_a_tiny_batch(elmo):
+    torch.manual_seed(0)
+    reader = _reader(elmo)
+    instances = _instances(reader, TRAIN)
+    vocab = Vocabulary.from_instances(instances)
+    model = Model.from_params(vocab=vocab, params=_model_params(elmo))
+    batch = instances[:6]
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=0.02)
+    first = _loss(model, batch, vocab).item()
+    for _ in range(20):
+        optimizer.zero_grad()
+        loss = _loss(model, batch, vocab)
+        loss.backward()
+        optimizer.step()
+    last = _loss(model, batch, vocab).item()
+    # Untrained, the loss is ~28 per sentence; predicting all O correctly gets it to ~13.
+    assert last < 0.4 * first, (first, last)
+
+
+def test_predictor_returns_tags_and_entity_spans_of_raw_text():
+    """Overfit two sentences, then tag raw text containing them through the predictor."""
+    torch.manual_seed(1)
+    reader = _reader()
+    instances = _instances(reader, TRAIN)
+    vocab = Vocabulary.from_instances(instances)
+    model = Model.from_params(vocab=vocab, params=_model_params(False, hidden=32))
+    # "Marta Velkin visited Port Elby on Monday ." and "[Pim] [Pim Jorre] ..." style B- case.
+    batch = [instances[0], instances[22]]
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
+    for _ in range(60):
+        optimizer.zero_grad()
+        _loss(model, batch, vocab).backward()
+        optimizer.step()
+    model.eval()
+    predictor = NerTaggerPredictor(model, reader)
+
+    sentence = "Marta Velkin visited Port Elby on Monday."
+    result = predictor.predict_json({"sentence": sentence})
+    assert result["words"] == ["Marta", "Velkin", "visited", "Port", "Elby", "on", "Monday", "."]
+    assert result["tags"] == ["B-PER", "L-PER", "O", "B-LOC", "L-LOC", "O", "O", "O"]
+    assert result["iob1_tags"] == ["I-PER", "I-PER", "O", "I-LOC", "I-LOC", "O", "O", "O"]
+    assert result["entities"] == [
+        {"text": "Marta Velkin", "type": "PER", "start": 0, "end": 1, "char_start": 0, "char_end": 12},
+        {"text": "Port Elby", "type": "LOC", "start": 3, "end": 4, "char_start": 21, "char_end": 30},
+    ]
+
+    words = [token.text for token in instances[22]["tokens"].tokens]
+    gold = instances[22]["tags"].labels
+    both = predictor.predict_batch_json([{"sentence": " ".join(words)}, {"sentence": sentence}])
+    assert both[0]["tags"] == gold
+    assert both[0]["iob1_tags"][:2] == ["I-PER", "B-PER"]  # adjacent PERs back in IOB1
+    assert both[1] == result
+
+
+def test_predictor_rejects_bad_input():
+    reader = _reader()
+    vocab = Vocabulary.from_instances(_instances(reader, TRAIN))
+    model = Model.from_params(vocab=vocab, params=_model_params(False))
+    predictor = NerTaggerPredictor(model, reader)
+    with pytest.raises(ValueError, match='"sentence" string'):
+        predictor.predict_json({"text": "no sentence key"})
+    with pytest.raises(ValueError, match="no tokens"):
+        predictor.predict_json({"sentence": "   "})

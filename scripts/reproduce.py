@@ -42,6 +42,16 @@ TASKS: Dict[str, Dict[str, Any]] = {
         "note": "Trained on SNLI dev minus a held-out tenth (model selection on that tenth); the full "
                 "SNLI training set was not available, so absolute numbers are not comparable with the paper's.",
     },
+    "ner": {
+        "title": "CoNLL-2003 NER (BiLSTM-CRF), eng.testb span F1",
+        "configs": {"baseline": "experiments/ner_baseline.jsonnet", "elmo": "experiments/ner_elmo.jsonnet"},
+        "test_path": {"full": "{shared}/conll2003/eng.testb", "fixtures": "fixtures/ner/test.txt"},
+        "metric": "f1-measure-overall",
+        "scale": 100.0,
+        "paper": {"baseline": "90.15", "elmo": "92.22 ± 0.10"},
+        "note": "Trained on eng.train, model selection on eng.testa; no pretrained word vectors (GloVe is not "
+                "available here) and fewer epochs than the paper (see experiments/ner.libsonnet).",
+    },
 }
 
 

@@ -52,11 +52,11 @@ class ProjectedLstmLayer(nn.Module):
             finished_h.append(h[:, batch_sizes[0]:])
             finished_c.append(c[:, batch_sizes[0]:])
         dim = self.cell_dim
-        offset = 0
+        # One split up front: slicing per step would make autograd zero a full-size gradient each step.
+        step_gates = pre_gates.split(batch_sizes, dim=1)
         for step, rows in enumerate(batch_sizes):
             h, c = h[:, :rows], c[:, :rows]
-            gates = torch.baddbmm(pre_gates[:, offset: offset + rows], h, self.w_state)
-            offset += rows
+            gates = torch.baddbmm(step_gates[step], h, self.w_state)
             sig = torch.sigmoid(gates)
             c = sig[..., 2 * dim: 3 * dim] * c + sig[..., :dim] * torch.tanh(gates[..., dim: 2 * dim])
             if self.cell_clip:

@@ -1,0 +1,116 @@
+"""Finding and decoding raw training text, with errors a user can act on.
+
+Kept apart from the dataset reader so the checks (empty file, binary file, bad encoding) are
+plain functions that are easy to test and reuse.
+"""
+import glob
+import html
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List
+
+from allennlp.common.checks import ConfigurationError
+
+logger = logging.getLogger(__name__)
+
+#: Separates several paths or globs in one ``data_path`` (``train_data_path`` is one string).
+PATH_SEPARATOR = ","
+
+
+class RawTextError(ConfigurationError):
+    """A training text file the biLM reader cannot use (names the file and the line)."""
+
+
+def expand_data_path(data_path: str) -> List[str]:
+    """The files a ``data_path`` names: files, directories (every ``*.txt`` below) or globs.
+
+    Several may be joined with ``,``. The order is sorted and stable so runs are reproducible.
+    """
+    files: List[str] = []
+    for part in (p.strip() for p in str(data_path).split(PATH_SEPARATOR)):
+        if not part:
+            continue
+        if os.path.isdir(part):
+            found = sorted(glob.glob(os.path.join(part, "**", "*.txt"), recursive=True))
+            if not found:
+                raise RawTextError(f"directory {part} holds no *.txt files; point the data path at text files")
+        elif os.path.isfile(part):
+            found = [part]
+        else:
+            found = sorted(f for f in glob.glob(part, recursive=True) if os.path.isfile(f))
+            if not found:
+                raise RawTextError(f"no file matches {part!r} (a file, a directory of *.txt files or a glob is expected)")
+        files.extend(found)
+    if not files:
+        raise RawTextError(f"data path {data_path!r} names no files")
+    return files
+
+
+@dataclass
+class LineStats:
+    """What was read and what was left out, so nothing is skipped silently."""
+
+    lines: int = 0
+    blank: int = 0
+    markup: int = 0
+    per_file_text_lines: Dict[str, int] = field(default_factory=dict)
+
+    def log(self, files: List[str]) -> None:
+        logger.info(
+            "read %d lines from %d file(s): %d blank, %d WikiExtractor markup/title lines dropped",
+            self.lines, len(files), self.blank, self.markup,
+        )
+
+
+def decoded_lines(path: str, stats: LineStats, drop_wikiextractor_markup: bool = False,
+                  unescape_html: bool = False) -> Iterator[str]:
+    """Yield the text lines of ``path`` (``\\r\\n`` handled), stripped; blank lines as ``""``.
+
+    Raises :class:`RawTextError` naming the file and line for NUL bytes or invalid UTF-8, and
+    for a file without any text.
+    """
+    text_lines = 0
+    file_lines = 0
+    after_doc_open = False
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if b"\x00" in raw:
+                raise RawTextError(
+                    f"{path}, line {number}: NUL byte found; this looks like a binary file, not text. "
+                    "Give the biLM reader UTF-8 text files (one sentence or paragraph per line)."
+                )
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise RawTextError(
+                    f"{path}, line {number}: not valid UTF-8 ({err.reason} at byte {err.start} of the line). "
+                    "Convert the file to UTF-8 first (e.g. `iconv -f latin1 -t utf-8`), or remove it "
+                    "if it is not text."
+                ) from None
+            stats.lines += 1
+            file_lines = number
+            line = line.strip()
+            if drop_wikiextractor_markup:
+                if line.startswith("<doc ") or line == "</doc>":
+                    stats.markup += 1
+                    after_doc_open = line.startswith("<doc ")
+                    continue
+                if after_doc_open:  # the article title repeats on the line after <doc ...>
+                    after_doc_open = False
+                    stats.markup += 1
+                    continue
+            if not line:
+                stats.blank += 1
+                yield ""
+                continue
+            if unescape_html:
+                line = html.unescape(line)
+            text_lines += 1
+            yield line
+    stats.per_file_text_lines[path] = text_lines
+    if text_lines == 0:
+        raise RawTextError(
+            f"{path} contains no text ({file_lines} line(s), all blank or markup). "
+            "Remove it from the data path or give a file with one sentence (or paragraph) per line."
+        )

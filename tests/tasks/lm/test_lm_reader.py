@@ -1,0 +1,79 @@
+"""The raw-text biLM reader: instances, text formats, splitting, and errors on bad files."""
+from pathlib import Path
+
+import pytest
+from allennlp.data.tokenizers import WhitespaceTokenizer
+
+from elmo_tasks.tasks.lm.dataset_reader import BilmRawTextReader
+from elmo_tasks.tasks.lm.text_source import RawTextError
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "lm"
+
+
+def _sentences(reader, path) -> list:
+    return [[t.text for t in inst["tokens"].tokens] for inst in reader.read(str(path))]
+
+
+def test_fixture_one_sentence_per_line_with_boundary_targets():
+    instances = list(BilmRawTextReader().read(str(FIXTURES / "train.txt")))
+    assert len(instances) == 400
+    first = instances[0]
+    words = [t.text for t in first["tokens"].tokens]
+    assert words[:3] == ["My", "sister", "found"] and words[-1] == "."
+    targets = [t.text for t in first["targets"].tokens]
+    assert targets == ["<S>"] + words + ["</S>"]
+
+
+def test_running_text_splits_paragraphs_into_sentences(tmp_path):
+    path = tmp_path / "news.txt"
+    path.write_text("  The cat sat. It was\n  happy! Was it?\n\nA new\n paragraph here\n", encoding="utf-8")
+    got = _sentences(BilmRawTextReader(text_format="running"), path)
+    assert got == [["The", "cat", "sat", "."], ["It", "was", "happy", "!"], ["Was", "it", "?"],
+                   ["A", "new", "paragraph", "here"]]
+    # the same file read line by line keeps the wrapped lines as sentences
+    assert len(_sentences(BilmRawTextReader(), path)) == 4
+
+
+def test_long_sentences_are_cut_into_pieces(tmp_path):
+    path = tmp_path / "long.txt"
+    path.write_text(" ".join(f"w{i}" for i in range(25)) + "\nshort line\n", encoding="utf-8")
+    reader = BilmRawTextReader(tokenizer=WhitespaceTokenizer(), max_sentence_length=10)
+    assert [len(s) for s in _sentences(reader, path)] == [10, 10, 5, 2]
+
+
+def test_wikiextractor_markup_crlf_and_entities(tmp_path):
+    path = tmp_path / "wiki.txt"
+    path.write_bytes(b'<doc id="1" title="Cats">\r\nCats\r\n\r\nCats &amp; dogs play.\r\n</doc>\r\n')
+    reader = BilmRawTextReader(tokenizer=WhitespaceTokenizer(), drop_wikiextractor_markup=True, unescape_html=True)
+    assert _sentences(reader, path) == [["Cats", "&", "dogs", "play."]]
+
+
+@pytest.mark.parametrize("content", [b"", b"\n  \n\n"])
+def test_empty_file_error_names_the_file(tmp_path, content):
+    path = tmp_path / "empty.txt"
+    path.write_bytes(content)
+    with pytest.raises(RawTextError, match=r"empty\.txt contains no text"):
+        list(BilmRawTextReader().read(str(path)))
+
+
+def test_binary_file_error_names_file_and_line(tmp_path):
+    path = tmp_path / "model.bin"
+    path.write_bytes(b"fine text\nmore text\n\x00\x01\x02binary\n")
+    with pytest.raises(RawTextError, match=r"model\.bin, line 3: NUL byte.*binary file"):
+        list(BilmRawTextReader().read(str(path)))
+
+
+def test_undecodable_file_error_says_how_to_fix(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("ok\ncaf\u00e9 au lait\n".encode("latin-1"))
+    with pytest.raises(RawTextError, match=r"latin1\.txt, line 2: not valid UTF-8.*iconv"):
+        list(BilmRawTextReader().read(str(path)))
+
+
+def test_directory_and_missing_paths(tmp_path):
+    (tmp_path / "a.txt").write_text("one two\n", encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.txt").write_text("three\n", encoding="utf-8")
+    assert _sentences(BilmRawTextReader(), tmp_path) == [["one", "two"], ["three"]]
+    with pytest.raises(RawTextError, match="no file matches"):
+        list(BilmRawTextReader().read(str(tmp_path / "nothing_*.txt")))

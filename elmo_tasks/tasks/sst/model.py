@@ -1,0 +1,195 @@
+"""The biattentive classification network (BCN) of McCann et al. (2017), the ELMo paper's SST model.
+
+For a single sentence the "biattention" is self-attention: the sentence X attends to itself,
+``Y = softmax(X X^T) X``, and the integrator BiLSTM reads ``[X; X - Y; X * Y]``. With
+``elmo_at_output`` the integrator's output is concatenated with a second, independent ELMo mix of
+the same biLM pass (Peters et al. 2018, section 3.3) before pooling.
+"""
+import logging
+from typing import Any, Dict, List, Optional, Sequence
+
+import torch
+from allennlp.common import Lazy
+from allennlp.common.checks import ConfigurationError, check_dimensions_match
+from allennlp.data import TextFieldTensors, Vocabulary
+from allennlp.models import Model
+from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder
+from allennlp.modules.matrix_attention import DotProductMatrixAttention
+from allennlp.nn import InitializerApplicator, util
+from allennlp.training.metrics import CategoricalAccuracy
+
+from elmo_tasks.modules.elmo_token_embedder import find_elmo_embedder
+from elmo_tasks.tasks.sst.labels import class_names
+from elmo_tasks.tasks.sst.pooling import POOLINGS, MultiPooling
+
+logger = logging.getLogger(__name__)
+
+
+@Model.register("biattentive_classifier", constructor="from_lazy_objects")
+class BiattentiveClassifier(Model):
+    """Sentence classifier: embed -> ReLU feedforward -> BiLSTM -> self-biattention -> BiLSTM
+    integrator (+ ELMo) -> max/min/mean/self-attentive pooling -> feedforward -> classes.
+
+    # Parameters
+    text_field_embedder : embeds ``tokens`` (word embeddings and/or ``fast_elmo``).
+    pre_encode_feedforward : applied to every token before the encoder (use ReLU).
+    encoder : a bidirectional Seq2SeqEncoder (X).
+    integrator : a Seq2SeqEncoder over ``[X; X - Y; X * Y]``; input dim must be 3x the encoder's.
+    feedforward : optional hidden layers of the head; a linear layer to ``num_classes`` follows.
+    num_classes : 5 for SST-5, 2 for binary SST.
+    embedding_dropout, integrator_dropout : dropout after embedding / after the integrator.
+    poolings : which of ``max``, ``min``, ``mean``, ``self_attentive`` to concatenate.
+    elmo_at_output : concatenate ``last_representations[1]`` of the ``fast_elmo`` embedder inside
+        ``text_field_embedder`` to the integrator output (needs ``num_output_representations >= 2``).
+
+    From a config (``from_lazy_objects``), leave ``input_dim`` out of ``pre_encode_feedforward`` and
+    ``feedforward``: it is filled in from the embedder and the pooled size, which depend on the
+    biLM chosen at run time (ELMO_OPTIONS), so the same config works with any biLM.
+    """
+
+    default_predictor = "sst_sentiment"
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        text_field_embedder: TextFieldEmbedder,
+        pre_encode_feedforward: FeedForward,
+        encoder: Seq2SeqEncoder,
+        integrator: Seq2SeqEncoder,
+        feedforward: Optional[FeedForward] = None,
+        num_classes: int = 5,
+        embedding_dropout: float = 0.5,
+        integrator_dropout: float = 0.1,
+        poolings: Sequence[str] = POOLINGS,
+        elmo_at_output: bool = False,
+        initializer: InitializerApplicator = InitializerApplicator(),
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(vocab, **kwargs)
+        self.class_names = class_names(num_classes)
+        self.num_classes = num_classes
+        self.text_field_embedder = text_field_embedder
+        self.pre_encode_feedforward = pre_encode_feedforward
+        self.encoder = encoder
+        self.integrator = integrator
+        self.feedforward = feedforward
+        self.embedding_dropout = torch.nn.Dropout(embedding_dropout)
+        self.integrator_dropout = torch.nn.Dropout(integrator_dropout)
+        self.self_attention = DotProductMatrixAttention()
+        self.elmo_at_output = elmo_at_output
+
+        check_dimensions_match(
+            text_field_embedder.get_output_dim(), pre_encode_feedforward.get_input_dim(),
+            "text field embedder output", "pre_encode_feedforward input",
+        )
+        check_dimensions_match(
+            pre_encode_feedforward.get_output_dim(), encoder.get_input_dim(),
+            "pre_encode_feedforward output", "encoder input",
+        )
+        check_dimensions_match(
+            3 * encoder.get_output_dim(), integrator.get_input_dim(),
+            "3 x encoder output ([X; X-Y; X*Y])", "integrator input",
+        )
+        pooled_input_dim = integrator.get_output_dim() + _elmo_output_dim(text_field_embedder, elmo_at_output)
+        self.pooling = MultiPooling(pooled_input_dim, poolings)
+        head_input_dim = self.pooling.get_output_dim()
+        if feedforward is not None:
+            check_dimensions_match(head_input_dim, feedforward.get_input_dim(), "pooled output", "feedforward input")
+            head_input_dim = feedforward.get_output_dim()
+        self.classification_layer = torch.nn.Linear(head_input_dim, num_classes)
+        self.accuracy = CategoricalAccuracy()
+        initializer(self)
+
+    @classmethod
+    def from_lazy_objects(
+        cls,
+        vocab: Vocabulary,
+        text_field_embedder: TextFieldEmbedder,
+        pre_encode_feedforward: Lazy[FeedForward],
+        encoder: Seq2SeqEncoder,
+        integrator: Seq2SeqEncoder,
+        feedforward: Optional[Lazy[FeedForward]] = None,
+        poolings: Sequence[str] = POOLINGS,
+        elmo_at_output: bool = False,
+        **kwargs: Any,
+    ) -> "BiattentiveClassifier":
+        """The config constructor: builds the two feedforwards once their input sizes are known."""
+        pre_encode = pre_encode_feedforward.construct(input_dim=text_field_embedder.get_output_dim())
+        head = None
+        if feedforward is not None:
+            pooled_dim = integrator.get_output_dim() + _elmo_output_dim(text_field_embedder, elmo_at_output)
+            head = feedforward.construct(input_dim=pooled_dim * len(poolings))
+        return cls(
+            vocab, text_field_embedder, pre_encode, encoder, integrator, head,
+            poolings=poolings, elmo_at_output=elmo_at_output, **kwargs,
+        )
+
+    def forward(  # type: ignore[override]
+        self,
+        tokens: TextFieldTensors,
+        label: Optional[torch.LongTensor] = None,
+        metadata: Optional[List[Dict[str, Any]]] = None,
+    ) -> Dict[str, torch.Tensor]:
+        mask = util.get_text_field_mask(tokens)
+        embedded = self.text_field_embedder(tokens)
+        # Read the second ELMo mix now: the next embedder call would overwrite it.
+        elmo_output = self._elmo_output() if self.elmo_at_output else None
+
+        x = self.pre_encode_feedforward(self.embedding_dropout(embedded))
+        encoded = self.encoder(x, mask)
+        scores = self.self_attention(encoded, encoded)
+        weights = util.masked_softmax(scores, mask.unsqueeze(1))
+        attended = util.weighted_sum(encoded, weights)
+        integrator_input = torch.cat([encoded, encoded - attended, encoded * attended], dim=-1)
+        integrated = self.integrator_dropout(self.integrator(integrator_input, mask))
+        if elmo_output is not None:
+            integrated = torch.cat([integrated, elmo_output], dim=-1)
+
+        pooled = self.pooling(integrated, mask)
+        hidden = self.feedforward(pooled) if self.feedforward is not None else pooled
+        logits = self.classification_layer(hidden)
+        output = {"logits": logits, "class_probabilities": torch.softmax(logits, dim=-1)}
+        if metadata is not None:
+            output["words"] = [m["words"] for m in metadata]
+        if label is not None:
+            if int(label.max()) >= self.num_classes or int(label.min()) < 0:
+                raise ValueError(
+                    f"labels must be 0..{self.num_classes - 1} but the batch holds {label.tolist()}; "
+                    "for binary SST set the reader's binary=true AND the model's num_classes=2"
+                )
+            output["loss"] = torch.nn.functional.cross_entropy(logits, label.long())
+            self.accuracy(logits, label)
+        return output
+
+    def _elmo_output(self) -> torch.Tensor:
+        elmo = find_elmo_embedder(self.text_field_embedder)
+        assert elmo is not None  # checked in __init__
+        return elmo.last_representations[1]
+
+    def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:
+        """Adds ``label`` (class index) and ``label_name`` (e.g. "very positive") per instance."""
+        predictions = output_dict["class_probabilities"].argmax(dim=-1).tolist()
+        output_dict["label"] = predictions
+        output_dict["label_name"] = [self.class_names[p] for p in predictions]
+        return output_dict
+
+    def get_metrics(self, reset: bool = False) -> Dict[str, float]:
+        return {"accuracy": self.accuracy.get_metric(reset)}
+
+
+def _elmo_output_dim(text_field_embedder: TextFieldEmbedder, elmo_at_output: bool) -> int:
+    """Width ELMo adds at the output (0 without it); checks the embedder can provide it."""
+    if not elmo_at_output:
+        return 0
+    elmo = find_elmo_embedder(text_field_embedder)
+    if elmo is None:
+        raise ConfigurationError(
+            "elmo_at_output=true needs a 'fast_elmo' token embedder in text_field_embedder; "
+            "add one or set elmo_at_output=false"
+        )
+    if elmo.num_output_representations < 2:
+        raise ConfigurationError(
+            "elmo_at_output=true needs the 'fast_elmo' embedder to have "
+            f"num_output_representations >= 2 (it has {elmo.num_output_representations})"
+        )
+    return elmo.get_output_dim()

@@ -1,0 +1,114 @@
+"""Both SST-5 configs through the CLI on the bundled fixtures: train -> archive -> evaluate -> predict.
+
+``train`` and ``evaluate`` run in-process (``allennlp.commands.main`` with ``sys.argv`` patched,
+from the repo root) to save interpreter start-ups; ``predict`` of the ELMo archive runs as a real
+``allennlp`` subprocess so plugin discovery through ``.allennlp_plugins`` is exercised too.
+"""
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from allennlp.commands import main
+from allennlp.common import Params
+from allennlp.models.archival import load_archive
+
+from tests.conftest import FIXTURES, ROOT
+
+TWO_EPOCHS = json.dumps({"trainer.num_epochs": 2})
+SENTENCES = ["A gorgeous, witty film that never drags.", "I didn't like it (at all)."]
+
+
+def _allennlp(*args: str) -> None:
+    cwd = os.getcwd()
+    os.chdir(ROOT)  # config paths (fixtures/..., experiments/...) are relative to the repo root
+    try:
+        with mock.patch.object(sys, "argv", ["allennlp", *args]), mock.patch.dict(
+            os.environ, {"ELMO_TASKS_DATA": "fixtures"}
+        ):
+            main(prog="allennlp")
+    finally:
+        os.chdir(cwd)
+
+
+@pytest.fixture(scope="module", params=["baseline", "elmo"])
+def trained(request, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp(f"sst5_{request.param}")
+    _allennlp("train", f"experiments/sst5_{request.param}.jsonnet", "-s", str(out / "run"), "-o", TWO_EPOCHS)
+    return out
+
+
+def test_train_writes_archive_and_metrics(trained: Path) -> None:
+    metrics = json.loads((trained / "run" / "metrics.json").read_text())
+    assert metrics["epoch"] == 1
+    assert 0.0 <= metrics["validation_accuracy"] <= 1.0
+    assert metrics["training_loss"] > 0
+    if trained.name.startswith("sst5_elmo"):
+        assert metrics["training_reg_loss"] > 0  # lambda * ||w||^2 on the ELMo mixing weights
+    assert (trained / "run" / "model.tar.gz").exists()
+
+
+def test_evaluate_counts_test_roots(trained: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = trained / "test_metrics.json"
+    _allennlp("evaluate", str(trained / "run" / "model.tar.gz"), str(FIXTURES / "sst" / "test.txt"),
+              "--output-file", str(out))
+    metrics = json.loads(out.read_text())
+    assert 0.0 <= metrics["accuracy"] <= 1.0 and metrics["loss"] > 0
+    # `evaluate` reads with the archive's validation reader: sentences (20 roots), not phrases.
+    monkeypatch.chdir(ROOT)  # the archived config names the biLM files relative to the repo root
+    archive = load_archive(str(trained / "run" / "model.tar.gz"))
+    assert len(list(archive.validation_dataset_reader.read(str(FIXTURES / "sst" / "test.txt")))) == 20
+
+
+def test_predict_gives_class_name_and_probabilities(trained: Path) -> None:
+    inputs = trained / "sentences.jsonl"
+    inputs.write_text("".join(json.dumps({"sentence": s}) + "\n" for s in SENTENCES))
+    out = trained / "predictions.jsonl"
+    args = ["predict", str(trained / "run" / "model.tar.gz"), str(inputs), "--output-file", str(out), "--silent"]
+    if trained.name.startswith("sst5_elmo"):
+        subprocess.run([str(ROOT / ".venv" / "bin" / "allennlp"), *args], cwd=ROOT, check=True,
+                       capture_output=True, env={**os.environ, "ELMO_TASKS_DATA": "fixtures"})
+    else:
+        _allennlp(*args)
+    predictions = [json.loads(line) for line in out.read_text().splitlines()]
+    assert predictions[0]["tokens"] == ["A", "gorgeous", ",", "witty", "film", "that", "never", "drags", "."]
+    assert predictions[1]["tokens"] == ["I", "did", "n't", "like", "it", "(", "at", "all", ")", "."]
+    names = ["very negative", "negative", "neutral", "positive", "very positive"]
+    for prediction in predictions:
+        probs = prediction["class_probabilities"]
+        assert len(probs) == 5 and sum(probs) == pytest.approx(1.0, abs=1e-5)
+        assert prediction["label"] == max(range(5), key=probs.__getitem__)
+        assert prediction["label_name"] == names[prediction["label"]]
+
+
+def _config(name: str, data: str) -> dict:
+    env = {"ELMO_TASKS_DATA": data, "ELMO_TASKS_SHARED_DATA": "../shared/data",
+           "ELMO_OPTIONS": "o.json", "ELMO_WEIGHTS": "w.hdf5", "ELMO_TASKS_SEED": "1"}
+    return Params.from_file(str(ROOT / "experiments" / f"sst5_{name}.jsonnet"), ext_vars=env).as_dict()
+
+
+@pytest.mark.parametrize("data", ["fixtures", "full"])
+def test_configs_differ_only_in_elmo(data: str) -> None:
+    baseline, elmo = _config("baseline", data), _config("elmo", data)
+    stripped = copy.deepcopy(elmo)
+    model = stripped["model"]
+    assert model.pop("elmo_at_output") is True and baseline["model"].pop("elmo_at_output") is False
+    assert model["text_field_embedder"]["token_embedders"].pop("elmo")["num_output_representations"] == 2
+    for reader in ("dataset_reader", "validation_dataset_reader"):
+        assert stripped[reader]["token_indexers"].pop("elmo") == {"type": "elmo_characters"}
+    assert model.pop("regularizer")["regexes"][0][1] == {"type": "l2", "alpha": 0.001}
+    assert stripped == baseline
+
+
+def test_full_config_trains_on_all_phrases_and_validates_on_roots() -> None:
+    config = _config("elmo", "full")
+    assert config["train_data_path"] == "../shared/data/sst/train.txt"
+    assert config["validation_data_path"] == "../shared/data/sst/dev.txt"
+    assert config["dataset_reader"]["phrases"] == "all"
+    assert config["validation_dataset_reader"]["phrases"] == "roots"
+    assert config["trainer"]["optimizer"]["type"] == "adam"
+    assert "test_data_path" not in config  # test is evaluated separately, only to report

@@ -1,0 +1,171 @@
+"""The biattentive classifier: pooling by hand, masking, training lowers the loss, ELMo wiring."""
+from typing import List
+
+import pytest
+import torch
+from allennlp.common.checks import ConfigurationError
+from allennlp.data import Batch, Instance, Vocabulary
+from allennlp.data.token_indexers import ELMoTokenCharactersIndexer, SingleIdTokenIndexer
+from allennlp.modules import FeedForward
+from allennlp.modules.seq2seq_encoders import LstmSeq2SeqEncoder
+from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
+from allennlp.modules.token_embedders import Embedding
+from allennlp.nn import Activation, RegularizerApplicator
+from allennlp.nn.regularizers import L2Regularizer
+
+from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder
+from elmo_tasks.tasks.sst.model import BiattentiveClassifier
+from elmo_tasks.tasks.sst.pooling import MultiPooling
+from elmo_tasks.tasks.sst.reader import SstTreesReader
+from tests.conftest import FIXTURES, OPTIONS_FILE, WEIGHT_FILE
+
+HIDDEN = 8
+
+
+def test_pooling_by_hand() -> None:
+    sequence = torch.tensor([[[1.0, 5.0], [3.0, -1.0], [100.0, 100.0]]])
+    mask = torch.tensor([[True, True, False]])
+    pooling = MultiPooling(2)
+    torch.nn.init.zeros_(pooling.attention_scorer.weight)  # equal scores: attention = mean
+    torch.nn.init.zeros_(pooling.attention_scorer.bias)
+    pooled = pooling(sequence, mask)
+    # max, min, mean, self-attentive over the two real tokens; the padding (100) never shows.
+    assert pooled.tolist() == [[3.0, 5.0, 1.0, -1.0, 2.0, 2.0, 2.0, 2.0]]
+    assert pooling.get_output_dim() == 8
+
+
+def test_pooling_rejects_unknown_names() -> None:
+    with pytest.raises(ConfigurationError, match="poolings"):
+        MultiPooling(2, ["max", "median"])
+
+
+def _instances(elmo: bool) -> List[Instance]:
+    indexers = {"tokens": SingleIdTokenIndexer(lowercase_tokens=True)}
+    if elmo:
+        indexers["elmo"] = ELMoTokenCharactersIndexer()
+    reader = SstTreesReader(token_indexers=indexers, phrases="roots")
+    return list(reader.read(str(FIXTURES / "sst" / "train.txt")))
+
+
+def _model(vocab: Vocabulary, elmo: bool, elmo_at_output: bool) -> BiattentiveClassifier:
+    embedders = {"tokens": Embedding(embedding_dim=HIDDEN, num_embeddings=vocab.get_vocab_size("tokens"))}
+    input_dim = HIDDEN
+    regularizer = None
+    if elmo:
+        embedders["elmo"] = ElmoTokenEmbedder(OPTIONS_FILE, WEIGHT_FILE, dropout=0.0, num_output_representations=2)
+        input_dim += embedders["elmo"].get_output_dim()
+        regularizer = RegularizerApplicator([(".*scalar_mix.*scalar_parameters.*", L2Regularizer(0.001))])
+    return BiattentiveClassifier(
+        vocab,
+        BasicTextFieldEmbedder(embedders),
+        FeedForward(input_dim, 1, HIDDEN, Activation.by_name("relu")()),
+        LstmSeq2SeqEncoder(HIDDEN, HIDDEN, bidirectional=True),
+        LstmSeq2SeqEncoder(6 * HIDDEN, HIDDEN, bidirectional=True),
+        FeedForward(4 * (2 * HIDDEN + (32 if elmo_at_output else 0)), 1, HIDDEN, Activation.by_name("relu")()),
+        embedding_dropout=0.0,
+        integrator_dropout=0.0,
+        elmo_at_output=elmo_at_output,
+        regularizer=regularizer,
+    )
+
+
+def _train(model: BiattentiveClassifier, instances: List[Instance], steps: int) -> List[float]:
+    batch = Batch(instances)
+    batch.index_instances(model.vocab)
+    tensors = batch.as_tensor_dict()
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    losses = []
+    model.train()
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = model(**tensors)["loss"]
+        losses.append(loss.item())
+        penalty = model.get_regularization_penalty()
+        (loss if penalty is None else loss + penalty).backward()
+        optimizer.step()
+    return losses
+
+
+@pytest.mark.parametrize("elmo", [False, True])
+def test_training_lowers_the_loss(elmo: bool) -> None:
+    torch.manual_seed(0)
+    instances = _instances(elmo)
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=elmo, elmo_at_output=elmo)
+    losses = _train(model, instances, steps=60)
+    assert losses[-1] < 0.5 * losses[0], losses
+    assert model.get_metrics()["accuracy"] > 0.2
+
+
+def test_elmo_at_output_uses_the_second_mix() -> None:
+    torch.manual_seed(0)
+    instances = _instances(elmo=True)[:4]
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=True, elmo_at_output=True)
+    assert model.pooling.input_dim == 2 * HIDDEN + 32
+    mix_1 = model.text_field_embedder.token_embedder_elmo.scalar_mix_1
+    _train(model, instances, steps=1)
+    # The output mix only influences the loss through the output path: it must get a gradient.
+    assert mix_1.scalar_parameters[0].grad is not None
+    assert float(mix_1.scalar_parameters[0].grad.abs().sum()) > 0
+
+
+def test_padding_does_not_change_predictions() -> None:
+    torch.manual_seed(0)
+    instances = _instances(elmo=False)
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=False, elmo_at_output=False).eval()
+    short = min(instances, key=lambda i: len(i["tokens"]))
+    long = max(instances, key=lambda i: len(i["tokens"]))
+    alone = model.forward_on_instance(short)["class_probabilities"]
+    together = model.forward_on_instances([short, long])[0]["class_probabilities"]
+    assert alone == pytest.approx(together, abs=1e-6)
+
+
+def test_elmo_at_output_needs_two_elmo_representations() -> None:
+    vocab = Vocabulary()
+    elmo = ElmoTokenEmbedder(OPTIONS_FILE, WEIGHT_FILE, num_output_representations=1)
+    embedder = BasicTextFieldEmbedder({"elmo": elmo})
+    args = (
+        FeedForward(32, 1, HIDDEN, Activation.by_name("relu")()),
+        LstmSeq2SeqEncoder(HIDDEN, HIDDEN, bidirectional=True),
+        LstmSeq2SeqEncoder(6 * HIDDEN, HIDDEN, bidirectional=True),
+    )
+    with pytest.raises(ConfigurationError, match="num_output_representations >= 2"):
+        BiattentiveClassifier(vocab, embedder, *args, elmo_at_output=True)
+    no_elmo = BasicTextFieldEmbedder({"tokens": Embedding(embedding_dim=32, num_embeddings=5)})
+    with pytest.raises(ConfigurationError, match="needs a 'fast_elmo' token embedder"):
+        BiattentiveClassifier(vocab, no_elmo, *args, elmo_at_output=True)
+
+
+def test_dimension_mismatch_is_reported() -> None:
+    embedder = BasicTextFieldEmbedder({"tokens": Embedding(embedding_dim=5, num_embeddings=5)})
+    with pytest.raises(ConfigurationError, match="integrator input"):
+        BiattentiveClassifier(
+            Vocabulary(), embedder,
+            FeedForward(5, 1, HIDDEN, Activation.by_name("relu")()),
+            LstmSeq2SeqEncoder(HIDDEN, HIDDEN, bidirectional=True),
+            LstmSeq2SeqEncoder(2 * HIDDEN, HIDDEN, bidirectional=True),
+        )
+
+
+def test_labels_out_of_range_are_reported() -> None:
+    instances = _instances(elmo=False)[:3]
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=False, elmo_at_output=False)
+    batch = Batch(instances)
+    batch.index_instances(vocab)
+    tensors = batch.as_tensor_dict()
+    tensors["label"][0] = 7
+    with pytest.raises(ValueError, match="labels must be 0..4"):
+        model(**tensors)
+
+
+def test_human_readable_names() -> None:
+    instances = _instances(elmo=False)[:2]
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=False, elmo_at_output=False).eval()
+    outputs = model.forward_on_instances(instances)
+    for output in outputs:
+        assert output["label"] == int(output["class_probabilities"].argmax())
+        assert output["label_name"] == ["very negative", "negative", "neutral", "positive", "very positive"][output["label"]]

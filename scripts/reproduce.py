@@ -52,6 +52,16 @@ TASKS: Dict[str, Dict[str, Any]] = {
         "note": "Trained on eng.train, model selection on eng.testa; no pretrained word vectors (GloVe is not "
                 "available here) and fewer epochs than the paper (see experiments/ner.libsonnet).",
     },
+    "sst5": {
+        "title": "SST-5 (biattentive classification network), test root accuracy",
+        "configs": {"baseline": "experiments/sst5_baseline.jsonnet", "elmo": "experiments/sst5_elmo.jsonnet"},
+        "test_path": {"full": "{shared}/sst/test.txt", "fixtures": "fixtures/sst/test.txt"},
+        "metric": "accuracy",
+        "scale": 100.0,
+        "paper": {"baseline": "51.4", "elmo": "54.7 ± 0.5"},
+        "note": "Trained on all distinct phrases of train.txt, selected on dev roots; no GloVe (trainable "
+                "embeddings) and smaller/shorter training than the paper (see experiments/sst5.libsonnet).",
+    },
 }
 
 

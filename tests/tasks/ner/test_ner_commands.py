@@ -4,35 +4,19 @@ The commands run in-process (``allennlp.commands.main`` with ``sys.argv`` patche
 root) to save the interpreter start-up and imports of six subprocesses.
 """
 import json
-import os
-import sys
 from pathlib import Path
-from unittest import mock
 
 import pytest
-from allennlp.commands import main
 
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, run_allennlp
 TEST = str(FIXTURES / "ner" / "test.txt")
 SENTENCES = ["Marta Velkin visited Port Elby on Monday.", "Shares of Pellon Group fell."]
-
-
-def _allennlp(*args: str) -> None:
-    cwd = os.getcwd()
-    os.chdir(ROOT)  # config paths (fixtures/..., experiments/...) are relative to the repo root
-    try:
-        with mock.patch.object(sys, "argv", ["allennlp", *args]), mock.patch.dict(
-            os.environ, {"ELMO_TASKS_DATA": "fixtures"}
-        ):
-            main(prog="allennlp")
-    finally:
-        os.chdir(cwd)
 
 
 @pytest.fixture(scope="module", params=["ner_baseline", "ner_elmo"])
 def archive(request, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp(request.param) / "run"
-    _allennlp(
+    run_allennlp(
         "train", f"experiments/{request.param}.jsonnet", "-s", str(out),
         "-o", json.dumps({"trainer": {"num_epochs": 1}}),
     )
@@ -47,7 +31,7 @@ def archive(request, tmp_path_factory) -> Path:
 
 def test_evaluate_reports_span_f1(archive, tmp_path):
     output = tmp_path / "eval.json"
-    _allennlp("evaluate", str(archive), TEST, "--output-file", str(output))
+    run_allennlp("evaluate", str(archive), TEST, "--output-file", str(output))
     metrics = json.loads(output.read_text())
     for key in ("precision-overall", "recall-overall", "f1-measure-overall", "loss"):
         assert key in metrics
@@ -58,7 +42,7 @@ def test_predict_tags_raw_sentences(archive, tmp_path):
     inputs = tmp_path / "in.jsonl"
     inputs.write_text("".join(json.dumps({"sentence": s}) + "\n" for s in SENTENCES))
     output = tmp_path / "out.jsonl"
-    _allennlp("predict", str(archive), str(inputs), "--output-file", str(output), "--silent")
+    run_allennlp("predict", str(archive), str(inputs), "--output-file", str(output), "--silent")
     results = [json.loads(line) for line in output.read_text().splitlines()]
     assert [r["sentence"] for r in results] == SENTENCES
     assert results[0]["words"] == ["Marta", "Velkin", "visited", "Port", "Elby", "on", "Monday", "."]
@@ -70,7 +54,7 @@ def test_predict_tags_raw_sentences(archive, tmp_path):
 
 def test_predict_on_a_conll_file_with_the_dataset_reader(archive, tmp_path):
     output = tmp_path / "out.jsonl"
-    _allennlp(
+    run_allennlp(
         "predict", str(archive), TEST, "--use-dataset-reader", "--output-file", str(output), "--silent"
     )
     results = [json.loads(line) for line in output.read_text().splitlines()]

@@ -1,5 +1,4 @@
 """The BiLSTM-CRF tagger: wiring from config, learning on a tiny batch, predictions with spans."""
-import copy
 from typing import List
 
 import pytest

@@ -8,37 +8,22 @@ import copy
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
-from unittest import mock
 
 import pytest
-from allennlp.commands import main
 from allennlp.common import Params
 
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, run_allennlp
 
 TEST_GZ = str(FIXTURES / "snli" / "test.jsonl.gz")
 # One epoch on the first 96 pairs of the bundled train/dev files: the round trip is what matters.
 ONE_EPOCH = json.dumps({"trainer.num_epochs": 1, "dataset_reader.max_instances": 96})
 
 
-def _allennlp(*args: str) -> None:
-    cwd = os.getcwd()
-    os.chdir(ROOT)  # config paths (fixtures/..., experiments/...) are relative to the repo root
-    try:
-        with mock.patch.object(sys, "argv", ["allennlp", *args]), mock.patch.dict(
-            os.environ, {"ELMO_TASKS_DATA": "fixtures"}
-        ):
-            main(prog="allennlp")
-    finally:
-        os.chdir(cwd)
-
-
 @pytest.fixture(scope="module", params=["baseline", "elmo"])
 def trained(request, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp(f"snli_{request.param}")
-    _allennlp("train", f"experiments/snli_{request.param}.jsonnet", "-s", str(out / "run"), "-o", ONE_EPOCH)
+    run_allennlp("train", f"experiments/snli_{request.param}.jsonnet", "-s", str(out / "run"), "-o", ONE_EPOCH)
     return out
 
 
@@ -52,7 +37,7 @@ def test_train_writes_archive_and_metrics(trained):
 
 def test_evaluate_on_gzipped_test(trained):
     out = trained / "test_metrics.json"
-    _allennlp("evaluate", str(trained / "run" / "model.tar.gz"), TEST_GZ, "--output-file", str(out))
+    run_allennlp("evaluate", str(trained / "run" / "model.tar.gz"), TEST_GZ, "--output-file", str(out))
     metrics = json.loads(out.read_text())
     assert 0.0 <= metrics["accuracy"] <= 1.0 and metrics["loss"] > 0
 
@@ -68,7 +53,7 @@ def test_predict_gives_label_and_probabilities(trained):
         subprocess.run([str(ROOT / ".venv" / "bin" / "allennlp"), *args], cwd=ROOT, check=True,
                        capture_output=True, env={**os.environ, "ELMO_TASKS_DATA": "fixtures"})
     else:
-        _allennlp(*args)
+        run_allennlp(*args)
     predictions = [json.loads(line) for line in out.read_text().splitlines()]
     assert [p["premise"] for p in predictions] == [p["premise"] for p in pairs]
     for prediction in predictions:

@@ -8,37 +8,22 @@ import copy
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
-from unittest import mock
 
 import pytest
-from allennlp.commands import main
 from allennlp.common import Params
 from allennlp.models.archival import load_archive
 
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, run_allennlp
 
 TWO_EPOCHS = json.dumps({"trainer.num_epochs": 2})
 SENTENCES = ["A gorgeous, witty film that never drags.", "I didn't like it (at all)."]
 
 
-def _allennlp(*args: str) -> None:
-    cwd = os.getcwd()
-    os.chdir(ROOT)  # config paths (fixtures/..., experiments/...) are relative to the repo root
-    try:
-        with mock.patch.object(sys, "argv", ["allennlp", *args]), mock.patch.dict(
-            os.environ, {"ELMO_TASKS_DATA": "fixtures"}
-        ):
-            main(prog="allennlp")
-    finally:
-        os.chdir(cwd)
-
-
 @pytest.fixture(scope="module", params=["baseline", "elmo"])
 def trained(request, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp(f"sst5_{request.param}")
-    _allennlp("train", f"experiments/sst5_{request.param}.jsonnet", "-s", str(out / "run"), "-o", TWO_EPOCHS)
+    run_allennlp("train", f"experiments/sst5_{request.param}.jsonnet", "-s", str(out / "run"), "-o", TWO_EPOCHS)
     return out
 
 
@@ -54,7 +39,7 @@ def test_train_writes_archive_and_metrics(trained: Path) -> None:
 
 def test_evaluate_counts_test_roots(trained: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = trained / "test_metrics.json"
-    _allennlp("evaluate", str(trained / "run" / "model.tar.gz"), str(FIXTURES / "sst" / "test.txt"),
+    run_allennlp("evaluate", str(trained / "run" / "model.tar.gz"), str(FIXTURES / "sst" / "test.txt"),
               "--output-file", str(out))
     metrics = json.loads(out.read_text())
     assert 0.0 <= metrics["accuracy"] <= 1.0 and metrics["loss"] > 0
@@ -73,7 +58,7 @@ def test_predict_gives_class_name_and_probabilities(trained: Path) -> None:
         subprocess.run([str(ROOT / ".venv" / "bin" / "allennlp"), *args], cwd=ROOT, check=True,
                        capture_output=True, env={**os.environ, "ELMO_TASKS_DATA": "fixtures"})
     else:
-        _allennlp(*args)
+        run_allennlp(*args)
     predictions = [json.loads(line) for line in out.read_text().splitlines()]
     assert predictions[0]["tokens"] == ["A", "gorgeous", ",", "witty", "film", "that", "never", "drags", "."]
     assert predictions[1]["tokens"] == ["I", "did", "n't", "like", "it", "(", "at", "all", ")", "."]

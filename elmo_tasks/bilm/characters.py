@@ -8,6 +8,8 @@ from typing import List, Sequence, Tuple
 
 import torch
 
+from elmo_tasks.bilm.errors import BilmError
+
 MAX_CHARACTERS_PER_TOKEN = 50
 # Unshifted ids of the original scheme; the +1 shift is applied when ids are produced.
 _BOS_CHAR = 256
@@ -50,10 +52,16 @@ def batch_to_ids(
 ) -> torch.Tensor:
     """Character ids ``(batch, max_tokens, max_characters)`` of tokenized sentences, 0-padded.
 
-    No boundary tokens are added here: the biLM adds ``<S>``/``</S>`` itself.
+    No boundary tokens are added here: the biLM adds ``<S>``/``</S>`` itself. An empty
+    sentence is an error (its row would be indistinguishable from batch padding).
     """
     if not sentences:
-        raise ValueError("batch_to_ids needs at least one sentence")
+        raise BilmError("batch_to_ids needs at least one sentence")
+    if isinstance(sentences, str) or any(isinstance(s, str) for s in sentences):
+        raise BilmError("batch_to_ids takes tokenized sentences (lists of strings), not strings")
+    empty = [i for i, s in enumerate(sentences) if len(s) == 0]
+    if empty:
+        raise BilmError(f"sentence {empty[0]} of the batch is empty; ELMo needs at least one token per sentence")
     longest = max(len(s) for s in sentences)
     ids = torch.zeros(len(sentences), longest, max_characters, dtype=torch.long)
     for row, sentence in enumerate(sentences):

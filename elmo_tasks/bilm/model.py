@@ -9,6 +9,7 @@ import torch
 from torch import nn
 
 from elmo_tasks.bilm.characters import add_sentence_boundaries
+from elmo_tasks.bilm.errors import BilmError
 from elmo_tasks.bilm.lstm import LstmState, ProjectedLstmLayer
 from elmo_tasks.bilm.options import BilmOptions
 from elmo_tasks.bilm.packing import PackedLayout, packed_layout
@@ -63,12 +64,26 @@ class BiLM(nn.Module):
 
     def forward(self, char_ids: torch.Tensor) -> BilmOutput:
         """``char_ids`` ``(batch, tokens, chars)``: ids without boundary tokens, zero rows as padding."""
+        self._check_ids(char_ids)
         mask = (char_ids > 0).any(dim=-1)
         ids, full_mask = add_sentence_boundaries(char_ids)
         layers = self.layers_with_boundaries(ids, full_mask)
         tokens = char_ids.shape[1]
         keep = mask.unsqueeze(-1).to(layers[0].dtype)
         return BilmOutput([layer[:, 1: tokens + 1] * keep for layer in layers], mask)
+
+    def _check_ids(self, char_ids: torch.Tensor) -> None:
+        chars = self.options.max_characters_per_token
+        if char_ids.dim() != 3 or char_ids.shape[-1] != chars:
+            raise BilmError(
+                f"the biLM takes character ids of shape (batch, tokens, {chars}), got {tuple(char_ids.shape)}; "
+                "build them with elmo_tasks.bilm.batch_to_ids or AllenNLP's elmo_characters indexer"
+            )
+        if char_ids.dtype not in (torch.long, torch.int, torch.int16, torch.uint8):
+            raise BilmError(f"character ids must be integers, got {char_ids.dtype}")
+        if char_ids.numel() and (int(char_ids.min()) < 0 or int(char_ids.max()) >= self.options.n_characters):
+            raise BilmError(f"character ids must lie in [0, {self.options.n_characters}); "
+                            f"found {int(char_ids.min())}..{int(char_ids.max())}")
 
     def layers_with_boundaries(self, ids: torch.Tensor, mask: torch.Tensor) -> List[torch.Tensor]:
         """All layers ``(batch, time, 2 * proj)`` for ids that already carry ``<S>``/``</S>``.

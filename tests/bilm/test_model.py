@@ -1,4 +1,5 @@
 """Shapes, stateless determinism and the exactness of the encoder shortcuts."""
+import pytest
 import torch
 
 from elmo_tasks.bilm import BiLM, BilmOptions, batch_to_ids, load_bilm
@@ -80,3 +81,19 @@ def test_runs_under_no_grad_without_building_a_graph():
     with torch.no_grad():
         out = model(batch_to_ids(SENTENCES))
     assert not out.layers[2].requires_grad
+
+
+def test_bad_input_gives_clear_errors():
+    from elmo_tasks.bilm import BilmError
+
+    model = load_bilm(OPTIONS_FILE, WEIGHT_FILE)
+    with pytest.raises(BilmError, match="sentence 1 of the batch is empty"):
+        batch_to_ids([["fine"], []])
+    with pytest.raises(BilmError, match="tokenized sentences"):
+        batch_to_ids(["not", "tokenized"][0])
+    with pytest.raises(BilmError, match=r"shape \(batch, tokens, 50\), got \(2, 50\)"):
+        model(torch.ones(2, 50, dtype=torch.long))
+    with pytest.raises(BilmError, match="must be integers"):
+        model(torch.ones(1, 3, 50))
+    with pytest.raises(BilmError, match=r"must lie in \[0, 262\)"):
+        model(torch.full((1, 2, 50), 300, dtype=torch.long))

@@ -38,10 +38,3 @@ def read_sentences(path: str, tokenize: Optional[Tokenizer] = None) -> Iterator[
                 )
             yield index, text, tokens
 
-
-def spacy_tokenizer() -> Tokenizer:
-    """spaCy's rule-based English tokenizer (``spacy.blank('en')``): needs no model download."""
-    import spacy
-
-    nlp = spacy.blank("en")
-    return lambda text: [t.text for t in nlp.tokenizer(text) if not t.is_space]

@@ -8,7 +8,7 @@ from allennlp.commands.subcommand import Subcommand
 
 from elmo_tasks.bilm import BilmError, load_bilm
 from elmo_tasks.bilm.file_embedder import OutputMode, embed_file
-from elmo_tasks.bilm.sentence_file import spacy_tokenizer
+from elmo_tasks.tokenization import blank_english_tokenizer
 
 DESCRIPTION = """Embed a file with one sentence per line. The hdf5 output has one dataset per
 line, named by its 0-based line number, plus 'sentence_to_index' (json: sentence -> line)."""
@@ -57,12 +57,17 @@ def _run(args: argparse.Namespace) -> None:
         count = embed_file(
             model, args.input_file, args.output_file, mode,
             batch_size=args.batch_size, device=device,
-            tokenize=spacy_tokenizer() if args.tokenize else None,
+            tokenize=_spacy_words() if args.tokenize else None,
             progress=not args.no_progress,
         )
     except BilmError as err:
         _fail(str(err))
     print(f"elmo-embed: wrote {count} sentences to {args.output_file}", file=sys.stderr)
+
+
+def _spacy_words():
+    tokenizer = blank_english_tokenizer()
+    return lambda text: [token.text for token in tokenizer.tokenize(text)]
 
 
 def _fail(message: str) -> None:

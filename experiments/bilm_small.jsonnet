@@ -29,6 +29,8 @@ local lm = common.shared_data + '/lm/';
     max_sentence_length: 50,
     drop_wikiextractor_markup: true,
     unescape_html: true,
+    // A few news/speech files have Latin-1 lines (e.g. a 0xB0 degree sign): decode, count, log.
+    fallback_encoding: 'cp1252',
   },
   // Whole files held out: wiki_99 for validation (hyperparameters), nothing else is read.
   train_data_path: if common.full_data then std.join(',', [

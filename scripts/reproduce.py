@@ -65,14 +65,19 @@ TASKS: Dict[str, Dict[str, Any]] = {
 }
 
 
+# Set in the caller's environment, these change a run, so the recorded commands show them.
+PASSED_ON = ("ELMO_OPTIONS", "ELMO_WEIGHTS", "OMP_NUM_THREADS")
+
+
 def _env(data: str, seed: int) -> Dict[str, str]:
-    return {"ELMO_TASKS_DATA": data, "ELMO_TASKS_SEED": str(seed)}
+    passed = {name: os.environ[name] for name in PASSED_ON if name in os.environ}
+    return {**passed, "ELMO_TASKS_DATA": data, "ELMO_TASKS_SEED": str(seed)}
 
 
 def _shown(env: Dict[str, str], command: List[str]) -> str:
     """The command as one shell line a reader can paste (run from the repo root)."""
     prefix = " ".join(f"{key}={value}" for key, value in env.items())
-    shown = [".venv/bin/allennlp" if part == ALLENNLP else part for part in command]
+    shown = [".venv/bin/allennlp" if part == ALLENNLP else part.replace(f"{ROOT}/", "") for part in command]
     return f"{prefix} {shlex.join(shown)}"
 
 
@@ -88,6 +93,22 @@ def _run(env: Dict[str, str], command: List[str], log: Path) -> float:
     return time.monotonic() - start
 
 
+def _overrides(args: argparse.Namespace) -> Dict[str, Any]:
+    return {**args.overrides, **({"trainer.num_epochs": args.epochs} if args.epochs is not None else {})}
+
+
+def completed(task: str, variant: str, k: int, args: argparse.Namespace) -> Optional[Dict[str, Any]]:
+    """The record of a finished run of this variant and seed made with the same settings, if any."""
+    run_dir = Path(args.runs_dir) / task / variant / f"seed{k}"
+    record_file, metrics_file = run_dir / "reproduce.json", run_dir / "test_metrics.json"
+    if not (record_file.exists() and metrics_file.exists()):
+        return None
+    previous = json.loads(record_file.read_text())
+    same = (previous.get("data"), previous.get("epochs"), previous.get("overrides", {})) == (
+        args.data, args.epochs, _overrides(args))
+    return previous if same else None
+
+
 def run_one(task: str, variant: str, k: int, args: argparse.Namespace) -> Dict[str, Any]:
     """Trains (unless already done) and evaluates one variant for one seed."""
     spec = TASKS[task]
@@ -95,19 +116,19 @@ def run_one(task: str, variant: str, k: int, args: argparse.Namespace) -> Dict[s
     env = _env(args.data, seed)
     run_dir = Path(args.runs_dir) / task / variant / f"seed{k}"
     train = [ALLENNLP, "train", spec["configs"][variant], "-s", str(run_dir)]
-    if args.epochs is not None:
-        train += ["-o", json.dumps({"trainer.num_epochs": args.epochs})]
+    overrides = _overrides(args)
+    if overrides:
+        train += ["-o", json.dumps(overrides, sort_keys=True)]
     shared = os.environ.get("ELMO_TASKS_SHARED_DATA", "../shared/data")
     test_path = spec["test_path"][args.data].format(shared=shared)
     metrics_file = run_dir / "test_metrics.json"
     evaluate = [ALLENNLP, "evaluate", str(run_dir / "model.tar.gz"), test_path,
                 "--output-file", str(metrics_file)]
     record_file = run_dir / "reproduce.json"
-    if record_file.exists() and metrics_file.exists() and not args.force:
-        previous = json.loads(record_file.read_text())
-        if previous.get("data") == args.data and previous.get("epochs") == args.epochs:
-            print(f"reusing {run_dir}", flush=True)
-            return previous
+    previous = None if args.force else completed(task, variant, k, args)
+    if previous is not None:
+        print(f"reusing {run_dir}", flush=True)
+        return previous
     if run_dir.exists():  # incomplete, forced, or made with other settings: start it again
         print(f"retraining {run_dir} from scratch", flush=True)
         train.append("-f")
@@ -120,12 +141,23 @@ def run_one(task: str, variant: str, k: int, args: argparse.Namespace) -> Dict[s
         sys.exit(f"{metrics_file} has no metric {spec['metric']!r} (has {sorted(metrics)})")
     record = {
         "task": task, "variant": variant, "seed": seed, "data": args.data, "epochs": args.epochs,
+        "overrides": overrides,
         "metric": spec["metric"], "value": metrics[spec["metric"]] * spec["scale"],
         "train_seconds": round(train_s, 1), "evaluate_seconds": round(eval_s, 1),
         "commands": [_shown(env, train), _shown(env, evaluate)],
     }
     record_file.write_text(json.dumps(record, indent=2))
     return record
+
+
+def _json_object(text: str) -> Dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise argparse.ArgumentTypeError(f"--overrides is not valid JSON ({err})") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("--overrides must be a JSON object, e.g. '{\"trainer.num_epochs\": 3}'")
+    return value
 
 
 def _mean_std(values: List[float]) -> str:
@@ -177,7 +209,10 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--seed-base", type=int, default=13370, help="seed k uses ELMO_TASKS_SEED = base + k")
     parser.add_argument("--variants", nargs="+", help="subset of the task's variants (default: all)")
     parser.add_argument("--data", choices=["full", "fixtures"], default="full")
-    parser.add_argument("--epochs", type=int, help="override trainer.num_epochs (smoke tests)")
+    parser.add_argument("--epochs", type=int, help="override trainer.num_epochs")
+    parser.add_argument("--overrides", type=_json_object, default={},
+                        help="JSON object of config overrides for every variant (dotted keys, as `allennlp "
+                             "train -o`); recorded with the results")
     parser.add_argument("--runs-dir", default=str(ROOT / "runs"))
     parser.add_argument("--results", default=str(ROOT / "docs" / "RESULTS.md"))
     parser.add_argument("--force", action="store_true", help="retrain even if a run is complete")
@@ -187,7 +222,13 @@ def main(argv: Optional[List[str]] = None) -> None:
     unknown = sorted(set(variants) - set(spec["configs"]))
     if unknown:
         parser.error(f"unknown variant(s) {unknown}; {args.task} has {list(spec['configs'])}")
-    records = [run_one(args.task, variant, k, args) for variant in variants for k in range(args.seeds)]
+    records = []
+    for variant in spec["configs"]:  # variants not asked for keep their finished runs in the table
+        for k in range(args.seeds):
+            record = run_one(args.task, variant, k, args) if variant in variants else completed(
+                args.task, variant, k, args)
+            if record is not None:
+                records.append(record)
     summary = Path(args.runs_dir) / args.task / "results.json"
     summary.write_text(json.dumps(records, indent=2))
     update_results(Path(args.results), args.task, render_table(args.task, records))

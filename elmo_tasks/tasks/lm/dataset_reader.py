@@ -17,6 +17,9 @@ logger = logging.getLogger(__name__)
 #: The softmax vocabulary namespace the targets are indexed in.
 LM_TARGET_NAMESPACE = "lm_targets"
 _SENTENCE_END = re.compile(r"^[.!?]+$")
+# A file without blank lines (e.g. one sentence per line) would be one huge "paragraph": cut it
+# at a line end once it is this long, far below spaCy's max_length, so memory stays small.
+_MAX_PARAGRAPH_CHARS = 20_000
 
 
 @DatasetReader.register("bilm_raw_text")
@@ -28,6 +31,8 @@ class BilmRawTextReader(DatasetReader):
       * ``"running"``: consecutive non-blank lines form a paragraph (hard-wrapped news, books),
         split into sentences after ``.``, ``!`` or ``?`` tokens.
     Sentences longer than ``max_sentence_length`` tokens are cut into pieces (counted, logged).
+    Invalid UTF-8 is an error naming the file and line, unless ``fallback_encoding`` is set
+    (e.g. ``"cp1252"``): such lines are then decoded with it and counted in the log.
 
     Each instance has ``tokens`` (the ELMo character ids, no boundary tokens: the biLM adds
     them) and ``targets`` (the same words with ``<S>``/``</S>`` around them, indexed in the
@@ -42,6 +47,7 @@ class BilmRawTextReader(DatasetReader):
         max_sentence_length: int = 100,
         drop_wikiextractor_markup: bool = False,
         unescape_html: bool = False,
+        fallback_encoding: Optional[str] = None,
         target_namespace: str = LM_TARGET_NAMESPACE,
         **kwargs,
     ) -> None:
@@ -56,6 +62,12 @@ class BilmRawTextReader(DatasetReader):
         self.max_sentence_length = max_sentence_length
         self.drop_wikiextractor_markup = drop_wikiextractor_markup
         self.unescape_html = unescape_html
+        if fallback_encoding is not None:
+            try:
+                "".encode(fallback_encoding)
+            except LookupError:
+                raise ConfigurationError(f"fallback_encoding {fallback_encoding!r} is not a codec Python knows") from None
+        self.fallback_encoding = fallback_encoding
         self.target_indexers = {"lm": SingleIdTokenIndexer(namespace=target_namespace)}
 
     def _read(self, file_path: str) -> Iterable[Instance]:
@@ -74,7 +86,8 @@ class BilmRawTextReader(DatasetReader):
 
     def _sentences(self, files: List[str], stats: LineStats, counts: Dict[str, int]) -> Iterator[List[Token]]:
         for path in files:
-            lines = decoded_lines(path, stats, self.drop_wikiextractor_markup, self.unescape_html)
+            lines = decoded_lines(path, stats, self.drop_wikiextractor_markup, self.unescape_html,
+                                  self.fallback_encoding)
             for text in self._units(lines):
                 tokens = [t for t in self.tokenizer.tokenize(text) if t.text.strip()]
                 pieces = _split_sentences(tokens) if self.text_format == "running" else [tokens]
@@ -95,12 +108,14 @@ class BilmRawTextReader(DatasetReader):
             yield from (line for line in lines if line)
             return
         paragraph: List[str] = []
+        size = 0
         for line in lines:
             if line:
                 paragraph.append(line)
-            elif paragraph:
+                size += len(line) + 1
+            if paragraph and (not line or size >= _MAX_PARAGRAPH_CHARS):
                 yield " ".join(paragraph)
-                paragraph = []
+                paragraph, size = [], 0
         if paragraph:
             yield " ".join(paragraph)
 

@@ -8,7 +8,7 @@ import html
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List
+from typing import Dict, Iterator, List, Optional
 
 from allennlp.common.checks import ConfigurationError
 
@@ -54,21 +54,25 @@ class LineStats:
     lines: int = 0
     blank: int = 0
     markup: int = 0
+    #: lines that were not UTF-8 and were decoded with the reader's ``fallback_encoding``
+    fallback_decoded: int = 0
     per_file_text_lines: Dict[str, int] = field(default_factory=dict)
 
     def log(self, files: List[str]) -> None:
         logger.info(
-            "read %d lines from %d file(s): %d blank, %d WikiExtractor markup/title lines dropped",
-            self.lines, len(files), self.blank, self.markup,
+            "read %d lines from %d file(s): %d blank, %d WikiExtractor markup/title lines dropped, "
+            "%d not UTF-8 and decoded with the fallback encoding",
+            self.lines, len(files), self.blank, self.markup, self.fallback_decoded,
         )
 
 
 def decoded_lines(path: str, stats: LineStats, drop_wikiextractor_markup: bool = False,
-                  unescape_html: bool = False) -> Iterator[str]:
+                  unescape_html: bool = False, fallback_encoding: Optional[str] = None) -> Iterator[str]:
     """Yield the text lines of ``path`` (``\\r\\n`` handled), stripped; blank lines as ``""``.
 
-    Raises :class:`RawTextError` naming the file and line for NUL bytes or invalid UTF-8, and
-    for a file without any text.
+    Raises :class:`RawTextError` naming the file and line for NUL bytes, for a file without any
+    text, and for invalid UTF-8 unless ``fallback_encoding`` (e.g. ``"cp1252"``) is given: real
+    corpora mix in a few Latin-1 lines, and such a line is then decoded with it and counted.
     """
     text_lines = 0
     file_lines = 0
@@ -83,11 +87,17 @@ def decoded_lines(path: str, stats: LineStats, drop_wikiextractor_markup: bool =
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as err:
-                raise RawTextError(
-                    f"{path}, line {number}: not valid UTF-8 ({err.reason} at byte {err.start} of the line). "
-                    "Convert the file to UTF-8 first (e.g. `iconv -f latin1 -t utf-8`), or remove it "
-                    "if it is not text."
-                ) from None
+                if fallback_encoding is not None:
+                    line = raw.decode(fallback_encoding, errors="replace")
+                    stats.fallback_decoded += 1
+                    if stats.fallback_decoded <= 10:
+                        logger.warning("%s, line %d: not UTF-8, decoded as %s", path, number, fallback_encoding)
+                else:
+                    raise RawTextError(
+                        f"{path}, line {number}: not valid UTF-8 ({err.reason} at byte {err.start} of the line). "
+                        "Convert the file to UTF-8 first (e.g. `iconv -f latin1 -t utf-8`), remove it if "
+                        "it is not text, or set the reader's fallback_encoding (e.g. \"cp1252\")."
+                    ) from None
             stats.lines += 1
             file_lines = number
             line = line.strip()

@@ -77,3 +77,37 @@ def test_directory_and_missing_paths(tmp_path):
     assert _sentences(BilmRawTextReader(), tmp_path) == [["one", "two"], ["three"]]
     with pytest.raises(RawTextError, match="no file matches"):
         list(BilmRawTextReader().read(str(tmp_path / "nothing_*.txt")))
+
+
+def test_fallback_encoding_decodes_latin1_lines_and_counts_them(tmp_path, caplog):
+    path = tmp_path / "mixed.txt"
+    path.write_bytes("Heated to 460°C today .\n".encode("utf-8") + b"Cooled to 20\xb0C later .\n")
+    reader = BilmRawTextReader(tokenizer=WhitespaceTokenizer(), fallback_encoding="cp1252")
+    with caplog.at_level("INFO"):
+        got = _sentences(reader, path)
+    assert got == [["Heated", "to", "460°C", "today", "."], ["Cooled", "to", "20°C", "later", "."]]
+    assert "mixed.txt, line 2: not UTF-8, decoded as cp1252" in caplog.text
+    assert "1 not UTF-8 and decoded with the fallback encoding" in caplog.text
+
+
+def test_unknown_fallback_encoding_is_a_configuration_error():
+    with pytest.raises(Exception, match="fallback_encoding 'no-such-codec'"):
+        BilmRawTextReader(fallback_encoding="no-such-codec")
+
+
+def test_running_text_without_blank_lines_is_cut_at_line_ends(tmp_path):
+    # e.g. a corpus with one sentence per line: no blank line for 60,000 characters must neither
+    # reach spaCy's max_length nor lose or split a line.
+    line = "word " * 19 + "end ."
+    path = tmp_path / "brown.txt"
+    path.write_text("\n".join([line] * 600) + "\n", encoding="utf-8")
+    seen = []
+
+    class Recording(WhitespaceTokenizer):
+        def tokenize(self, text):
+            seen.append(len(text))
+            return super().tokenize(text)
+
+    got = _sentences(BilmRawTextReader(tokenizer=Recording(), text_format="running"), path)
+    assert len(got) == 600 and all(s == line.split() for s in got)
+    assert len(seen) == 4 and max(seen) < 20_100  # 199 lines of 101 characters reach 20,000

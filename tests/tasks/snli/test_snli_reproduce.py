@@ -49,3 +49,29 @@ def test_fixture_mode_end_to_end(tmp_path):
     assert [r["variant"] for r in records] == ["baseline", "elmo"]
     assert all(0.0 <= r["value"] <= 100.0 for r in records)
     assert "| elmo | 1 |" in results.read_text()
+
+
+def test_completed_runs_are_found_only_with_the_same_settings(tmp_path):
+    import argparse
+
+    reproduce = _reproduce_module()
+    run_dir = tmp_path / "snli" / "elmo" / "seed1"
+    run_dir.mkdir(parents=True)
+    record = {"variant": "elmo", "data": "full", "epochs": None, "overrides": {"trainer.num_epochs": 8}}
+    (run_dir / "reproduce.json").write_text(json.dumps(record))
+    args = argparse.Namespace(runs_dir=str(tmp_path), data="full", epochs=None, overrides={"trainer.num_epochs": 8})
+    assert reproduce.completed("snli", "elmo", 1, args) is None  # no test metrics yet: not finished
+    (run_dir / "test_metrics.json").write_text("{}")
+    assert reproduce.completed("snli", "elmo", 1, args) == record
+    assert reproduce.completed("snli", "elmo", 0, args) is None
+    assert reproduce.completed("snli", "elmo", 1, argparse.Namespace(**{**vars(args), "epochs": 3})) is None
+    other = argparse.Namespace(**{**vars(args), "overrides": {"trainer.num_epochs": 9}})
+    assert reproduce.completed("snli", "elmo", 1, other) is None
+
+
+def test_overrides_must_be_a_json_object():
+    reproduce = _reproduce_module()
+    assert reproduce._json_object('{"trainer.num_epochs": 2}') == {"trainer.num_epochs": 2}
+    for bad in ("[1, 2]", "{not json"):
+        with pytest.raises(Exception, match="--overrides"):
+            reproduce._json_object(bad)

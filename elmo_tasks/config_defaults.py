@@ -8,13 +8,15 @@ them to the full data.
 import os
 from typing import Dict
 
+from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
+
 DEFAULTS: Dict[str, str] = {
     # "fixtures": the small bundled samples (minutes); "full": the real data under ELMO_TASKS_SHARED_DATA.
     "ELMO_TASKS_DATA": "fixtures",
     "ELMO_TASKS_SHARED_DATA": "../shared/data",
-    # The biLM of ELMo experiments (bilm-tf's tiny test model until our pretrained one lands).
-    "ELMO_OPTIONS": "fixtures/bilm_tf/options.json",
-    "ELMO_WEIGHTS": "fixtures/bilm_tf/lm_weights.hdf5",
+    # The biLM of ELMo experiments: the one we trained and ship (absolute paths, so any directory works).
+    "ELMO_OPTIONS": SMALL_OPTIONS_FILE,
+    "ELMO_WEIGHTS": SMALL_WEIGHT_FILE,
     "ELMO_TASKS_SEED": "13370",
 }
 

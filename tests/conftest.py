@@ -1,15 +1,21 @@
-"""Shared test helpers: paths to fixtures and to the team's ../shared folder."""
+"""Shared test helpers: paths to fixtures and to the team's ../shared folder.
+
+Experiments in tests run with bilm-tf's tiny test biLM (fast); tests/pretrained checks the
+shipped default biLM itself.
+"""
+import os
 from pathlib import Path
 
 import pytest
-
-import elmo_tasks  # noqa: F401  (registers everything and sets the config defaults)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 BILM_TF = FIXTURES / "bilm_tf"
 OPTIONS_FILE = str(BILM_TF / "options.json")
 WEIGHT_FILE = str(BILM_TF / "lm_weights.hdf5")
+os.environ["ELMO_OPTIONS"], os.environ["ELMO_WEIGHTS"] = OPTIONS_FILE, WEIGHT_FILE
+
+import elmo_tasks  # noqa: E402,F401  (registers everything and sets the remaining config defaults)
 SHARED = ROOT.parent / "shared"
 
 needs_shared = pytest.mark.skipif(not SHARED.exists(), reason="../shared is absent")

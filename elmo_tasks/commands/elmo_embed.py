@@ -8,6 +8,7 @@ from allennlp.commands.subcommand import Subcommand
 
 from elmo_tasks.bilm import BilmError, load_bilm
 from elmo_tasks.bilm.file_embedder import OutputMode, embed_file
+from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
 from elmo_tasks.tokenization import blank_english_tokenizer
 
 DESCRIPTION = """Embed a file with one sentence per line. The hdf5 output has one dataset per
@@ -20,8 +21,8 @@ class ElmoEmbed(Subcommand):
         sub = parser.add_parser(self.name, description=DESCRIPTION, help="Embed a text file with ELMo (hdf5 output).")
         sub.add_argument("input_file", help="UTF-8 text, one sentence per line (no empty lines)")
         sub.add_argument("output_file", help="the hdf5 file to write")
-        sub.add_argument("--options-file", required=True, help="the biLM's options.json")
-        sub.add_argument("--weight-file", required=True, help="the biLM's hdf5 weights")
+        sub.add_argument("--options-file", help="the biLM's options.json (default: the shipped small biLM)")
+        sub.add_argument("--weight-file", help="the biLM's hdf5 weights (default: the shipped small biLM)")
         what = sub.add_mutually_exclusive_group()
         what.add_argument("--all", action="store_const", dest="mode", const="all",
                           help="store all layers: (L+1, tokens, dim) per sentence (the default)")
@@ -50,6 +51,10 @@ def _weights(text: str) -> List[float]:
 def _run(args: argparse.Namespace) -> None:
     if args.batch_size < 1:
         _fail("--batch-size must be at least 1")
+    if (args.options_file is None) != (args.weight_file is None):
+        _fail("give both --options-file and --weight-file, or neither (for the shipped small biLM)")
+    if args.options_file is None:
+        args.options_file, args.weight_file = SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
     mode = OutputMode("mix", args.mix) if args.mix is not None else OutputMode(args.mode or "all")
     device = torch.device("cpu" if args.cuda_device < 0 else f"cuda:{args.cuda_device}")
     try:

@@ -15,6 +15,7 @@ from allennlp.modules.token_embedders.token_embedder import TokenEmbedder
 
 from elmo_tasks.bilm import load_bilm
 from elmo_tasks.modules.layer_cache import LayerCache
+from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
 
 logger = logging.getLogger(__name__)
 
@@ -24,7 +25,8 @@ class ElmoTokenEmbedder(TokenEmbedder):
     """ELMo from an ``options.json`` + hdf5 weight file in the original format.
 
     # Parameters
-    options_file, weight_file : the biLM (``weight_file=None`` gives random weights, for tests).
+    options_file, weight_file : the biLM (``weight_file=None`` gives random weights, for tests);
+        both default to the small biLM that ships with elmo-tasks (elmo_tasks/pretrained).
     dropout : applied to each output representation.
     do_layer_norm : layer-normalise each biLM layer before mixing.
     num_output_representations : independent mixes over one biLM pass.
@@ -39,8 +41,8 @@ class ElmoTokenEmbedder(TokenEmbedder):
 
     def __init__(
         self,
-        options_file: str,
-        weight_file: Optional[str],
+        options_file: str = SMALL_OPTIONS_FILE,
+        weight_file: Optional[str] = SMALL_WEIGHT_FILE,
         dropout: float = 0.5,
         do_layer_norm: bool = False,
         num_output_representations: int = 1,

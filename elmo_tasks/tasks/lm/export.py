@@ -54,6 +54,9 @@ class ExportBilm(Subcommand):
         subparser.add_argument("archive_file", help="model.tar.gz (or a serialization directory)")
         subparser.add_argument("output_dir", help="folder to write the files into")
         subparser.add_argument("--float16", action="store_true", help="store weights as float16 (half the size)")
+        subparser.add_argument("--weights-file", help="a checkpoint (e.g. model_state_e9.th in a serialization "
+                               "directory) to export instead of the archive's best weights: a run that is "
+                               "still going, or was stopped, can be exported this way")
         subparser.add_argument("--cuda-device", type=int, default=-1)
         subparser.set_defaults(func=_export_from_args)
         return subparser
@@ -62,6 +65,6 @@ class ExportBilm(Subcommand):
 def _export_from_args(args: argparse.Namespace) -> None:
     from allennlp.models.archival import load_archive
 
-    archive = load_archive(args.archive_file, cuda_device=args.cuda_device)
+    archive = load_archive(args.archive_file, cuda_device=args.cuda_device, weights_file=args.weights_file)
     directory = export_model(archive.model, args.output_dir, "float16" if args.float16 else "float32")
     print(f"wrote {os.path.join(directory, 'options.json')} and {os.path.join(directory, 'weights.hdf5')}")

@@ -1,4 +1,5 @@
 """End to end: train the tiny biLM, export it, load it back, evaluate, fine-tune and resume."""
+import copy
 import json
 import os
 import shutil
@@ -108,6 +109,23 @@ def test_export_command_float16_and_evaluate(trained, archived_model, tmp_path, 
     evaluated = json.loads(metrics_file.read_text())
     best = json.loads((trained / "metrics.json").read_text())["best_validation_ppl_exact"]
     assert abs(evaluated["ppl_exact"] - best) < 1e-3 * best
+
+
+def test_export_command_takes_a_checkpoint_of_a_serialization_dir(trained, archived_model, tmp_path, monkeypatch):
+    from allennlp.commands import main
+
+    checkpoint = sorted(trained.glob("model_state_e*.th"))[0]
+    out = tmp_path / "checkpoint"
+    monkeypatch.setattr(sys, "argv", ["allennlp", "export-bilm", str(trained), str(out),
+                                      "--weights-file", str(checkpoint)])
+    main()
+    expected = copy.deepcopy(archived_model)
+    expected.load_state_dict(torch.load(checkpoint, map_location="cpu"))
+    loaded = load_bilm(str(out / "options.json"), str(out / "weights.hdf5"))
+    for ours, theirs in zip(_activations(expected.bilm), _activations(loaded)):
+        assert float((ours - theirs).abs().max()) < 1e-6
+    final = _activations(archived_model.bilm)  # the best epoch's weights: not this checkpoint's
+    assert any(float((a - b).abs().max()) > 1e-4 for a, b in zip(_activations(loaded), final))
 
 
 def test_finetune_from_exported_hdf5_and_softmax(trained, tmp_path):

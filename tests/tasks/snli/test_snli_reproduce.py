@@ -75,3 +75,12 @@ def test_overrides_must_be_a_json_object():
     for bad in ("[1, 2]", "{not json"):
         with pytest.raises(Exception, match="--overrides"):
             reproduce._json_object(bad)
+
+
+def test_table_lists_the_config_overrides_of_its_runs():
+    reproduce = _reproduce_module()
+    records = [{**_record("baseline", 80.0, 0), "overrides": {"trainer.num_epochs": 8}},
+               {**_record("elmo", 81.0, 0), "overrides": {"trainer.num_epochs": 8}}]
+    table = reproduce.render_table("snli", records)
+    assert table.count('- `{"trainer.num_epochs": 8}`') == 1
+    assert "overrides" not in reproduce.render_table("snli", [_record("baseline", 80.0, 0)])

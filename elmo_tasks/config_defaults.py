@@ -8,7 +8,7 @@ them to the full data.
 import os
 from typing import Dict
 
-from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
+from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
 
 DEFAULTS: Dict[str, str] = {
     # "fixtures": the small bundled samples (minutes); "full": the real data under ELMO_TASKS_SHARED_DATA.
@@ -18,6 +18,9 @@ DEFAULTS: Dict[str, str] = {
     "ELMO_OPTIONS": SMALL_OPTIONS_FILE,
     "ELMO_WEIGHTS": SMALL_WEIGHT_FILE,
     "ELMO_TASKS_SEED": "13370",
+    # experiments/bilm_small_continue.jsonnet: the shuffled corpus and the biLM it starts from
+    "BILM_CORPUS": "runs/bilm_corpus",
+    "BILM_START": str(SMALL_BILM_DIR),
 }
 
 

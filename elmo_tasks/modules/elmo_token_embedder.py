@@ -2,14 +2,16 @@
 
 ``ELMo_k = gamma * sum_j softmax(w)_j * h_k,j`` (optionally layer-normalising each layer
 first), followed by dropout. Several mixes (``num_output_representations``) share ONE biLM
-pass; the first is returned by ``forward`` and all of them are in ``last_representations``
-right after the call, for models that want ELMo at their input and at their output.
+pass; the first is returned by ``forward``. A model that wants ELMo at its output as well gets
+the others with :func:`elmo_at_output` (once, in ``__init__``) and
+:meth:`ElmoTokenEmbedder.take_representations` (right after each embedding call).
 """
 import logging
 import math
 from typing import List, Optional
 
 import torch
+from allennlp.common.checks import ConfigurationError
 from allennlp.modules.scalar_mix import ScalarMix
 from allennlp.modules.token_embedders.token_embedder import TokenEmbedder
 
@@ -79,8 +81,7 @@ class ElmoTokenEmbedder(TokenEmbedder):
         self.dropout = torch.nn.Dropout(dropout)
         use_cache = cache_size_mb > 0 and not requires_grad and not stateful
         self.cache = LayerCache(cache_size_mb) if use_cache else None
-        self.last_representations: List[torch.Tensor] = []
-        self.last_mask: Optional[torch.Tensor] = None
+        self._last_pass: Optional[List[torch.Tensor]] = None
 
     def get_output_dim(self) -> int:
         return self.bilm.output_dim
@@ -93,9 +94,24 @@ class ElmoTokenEmbedder(TokenEmbedder):
             mix: ScalarMix = getattr(self, f"scalar_mix_{k}")
             mixed = mix(layers, mask) if self.do_layer_norm else mix(layers)
             representations.append(self.dropout(mixed))
-        self.last_representations = representations
-        self.last_mask = mask
+        self._last_pass = representations
         return representations[0]
+
+    def take_representations(self) -> List[torch.Tensor]:
+        """Every output representation of the most recent ``forward`` call, handed over once.
+
+        Call it right after embedding a text field (e.g. ``text_field_embedder(premise)``): the
+        list holds ``num_output_representations`` tensors of the same pass, ``[0]`` being what
+        ``forward`` returned. A second call without a new pass raises, so a model can never read
+        the representations of another sentence by mistake.
+        """
+        if self._last_pass is None:
+            raise RuntimeError(
+                "take_representations() needs a new ELMo pass: call it right after embedding a text "
+                "field, once per embedding call"
+            )
+        representations, self._last_pass = self._last_pass, None
+        return representations
 
     def _bilm_layers(self, char_ids: torch.Tensor):
         if self.requires_grad:
@@ -145,3 +161,22 @@ def find_elmo_embedder(module: torch.nn.Module) -> Optional[ElmoTokenEmbedder]:
         if isinstance(child, ElmoTokenEmbedder):
             return child
     return None
+
+
+def elmo_at_output(text_field_embedder: torch.nn.Module, model_name: str) -> ElmoTokenEmbedder:
+    """The ``fast_elmo`` embedder whose second mix a model adds at its output (Peters et al.
+    2018, section 3.3: ELMo at the input and at the output of the task RNN).
+
+    Checked here, once, for every model: the embedder must exist and have
+    ``num_output_representations >= 2`` (mix 0 for the input, mix 1 for the output). After each
+    ``text_field_embedder(...)`` call the model reads ``take_representations()[1]``.
+    """
+    elmo = find_elmo_embedder(text_field_embedder)
+    found = "no 'fast_elmo' embedder" if elmo is None else f"num_output_representations={elmo.num_output_representations}"
+    if elmo is None or elmo.num_output_representations < 2:
+        raise ConfigurationError(
+            f"{model_name}: elmo_at_output=true needs a 'fast_elmo' token embedder in text_field_embedder "
+            f"with num_output_representations >= 2 (one mix for the input, one for the output); found "
+            f"{found}. Set num_output_representations: 2, or elmo_at_output: false."
+        )
+    return elmo

@@ -1,12 +1,13 @@
 import pytest
 import torch
+from allennlp.common.checks import ConfigurationError
 from allennlp.common import Params
 from allennlp.modules.text_field_embedders import TextFieldEmbedder
 from allennlp.modules.token_embedders import TokenEmbedder
 from allennlp.nn import RegularizerApplicator
 
 from elmo_tasks.bilm import batch_to_ids, load_bilm
-from elmo_tasks.modules import ElmoTokenEmbedder, find_elmo_embedder
+from elmo_tasks.modules import ElmoTokenEmbedder, elmo_at_output, find_elmo_embedder
 from tests.conftest import OPTIONS_FILE, WEIGHT_FILE
 
 SENTENCES = [["The", "cat", "sat", "."], ["Dogs", "bark", "loudly", "at", "night", "."]]
@@ -50,13 +51,21 @@ def test_several_representations_are_independent_mixes_of_one_pass():
     calls = []
     embedder.bilm.register_forward_hook(lambda *args: calls.append(1))
     first = embedder(batch_to_ids(SENTENCES))
-    assert len(calls) == 1 and len(embedder.last_representations) == 2
-    assert torch.equal(first, embedder.last_representations[0])
-    assert not torch.allclose(embedder.last_representations[0], embedder.last_representations[1])
-    # reachable from a model through its TextFieldEmbedder
+    representations = embedder.take_representations()
+    assert len(calls) == 1 and len(representations) == 2
+    assert torch.equal(first, representations[0])
+    assert not torch.allclose(representations[0], representations[1])
+    with pytest.raises(RuntimeError, match="needs a new ELMo pass"):
+        embedder.take_representations()  # handed over once: a stale read is an error
+    # reachable from a model through its TextFieldEmbedder, checked in one place
     text_embedder = TextFieldEmbedder.from_params(Params({"token_embedders": {"elmo": {
         "type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "num_output_representations": 2}}}))
     assert isinstance(find_elmo_embedder(text_embedder), ElmoTokenEmbedder)
+    assert elmo_at_output(text_embedder, "my_model") is find_elmo_embedder(text_embedder)
+    one_mix = TextFieldEmbedder.from_params(Params({"token_embedders": {"elmo": {
+        "type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE}}}))
+    with pytest.raises(ConfigurationError, match="my_model: elmo_at_output=true .* found num_output_representations=1"):
+        elmo_at_output(one_mix, "my_model")
 
 
 def test_layer_norm_changes_the_mix_and_keeps_padding_finite():

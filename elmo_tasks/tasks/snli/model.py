@@ -2,8 +2,8 @@
 
 Peters et al. (2018) add ELMo twice: at the input (as a token embedder inside the
 ``text_field_embedder``) and at the output of the inference-composition BiLSTM. The second is
-another scalar mix of the SAME biLM pass, read from the ELMo embedder's
-``last_representations[1]`` right after each sentence is embedded, and concatenated to the
+another scalar mix of the SAME biLM pass, read with the ELMo embedder's
+``take_representations()[1]`` right after each sentence is embedded, and concatenated to the
 composition output before pooling. With ``elmo_at_output=False`` and no ELMo in the embedder
 this is the plain ESIM baseline.
 """
@@ -21,7 +21,7 @@ from allennlp.nn import InitializerApplicator, RegularizerApplicator
 from allennlp.nn.util import get_text_field_mask, masked_max, masked_mean, masked_softmax, weighted_sum
 from allennlp.training.metrics import CategoricalAccuracy
 
-from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder, find_elmo_embedder
+from elmo_tasks.modules.elmo_token_embedder import elmo_at_output as elmo_at_output_embedder
 
 
 @Model.register("esim_elmo", constructor="from_partial_objects")
@@ -74,7 +74,7 @@ class EsimElmo(Model):
         self.sequence_dropout = InputVariationalDropout(dropout)
         self.dropout = torch.nn.Dropout(dropout)
         self.elmo_at_output = elmo_at_output
-        self._elmo = self._check_elmo(elmo_at_output)
+        self._elmo = elmo_at_output_embedder(text_field_embedder, "esim_elmo") if elmo_at_output else None
 
         check_dimensions_match(text_field_embedder.get_output_dim(), encoder.get_input_dim(),
                                "text field embedding dim", "encoder input dim")
@@ -110,8 +110,7 @@ class EsimElmo(Model):
         """Builds the encoder and output feedforward with input sizes derived from the embedder."""
         composed = inference_encoder.get_output_dim()
         if elmo_at_output:
-            elmo = find_elmo_embedder(text_field_embedder)
-            composed += elmo.get_output_dim() if elmo is not None else 0  # __init__ explains if None
+            composed += elmo_at_output_embedder(text_field_embedder, "esim_elmo").get_output_dim()
         return cls(
             vocab=vocab,
             text_field_embedder=text_field_embedder,
@@ -126,22 +125,10 @@ class EsimElmo(Model):
             regularizer=regularizer,
         )
 
-    def _check_elmo(self, elmo_at_output: bool) -> Optional[ElmoTokenEmbedder]:
-        if not elmo_at_output:
-            return None
-        elmo = find_elmo_embedder(self.text_field_embedder)
-        if elmo is None or elmo.num_output_representations < 2:
-            raise ConfigurationError(
-                "esim_elmo: elmo_at_output=true needs a 'fast_elmo' token embedder in "
-                "text_field_embedder with num_output_representations >= 2 (one mix for the input, "
-                "one for the output); set it, or set elmo_at_output=false"
-            )
-        return elmo
-
     def _embed(self, text: TextFieldTensors) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
         """Embedding of one sentence and, with ELMo at the output, its second ELMo mix."""
         embedded = self.text_field_embedder(text)
-        output_elmo = self._elmo.last_representations[1] if self._elmo is not None else None
+        output_elmo = self._elmo.take_representations()[1] if self._elmo is not None else None
         return embedded, output_elmo
 
     def forward(  # type: ignore[override]

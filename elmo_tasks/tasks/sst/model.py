@@ -18,7 +18,7 @@ from allennlp.modules.matrix_attention import DotProductMatrixAttention
 from allennlp.nn import InitializerApplicator, util
 from allennlp.training.metrics import CategoricalAccuracy
 
-from elmo_tasks.modules.elmo_token_embedder import find_elmo_embedder
+from elmo_tasks.modules.elmo_token_embedder import elmo_at_output as elmo_at_output_embedder
 from elmo_tasks.tasks.sst.labels import class_names
 from elmo_tasks.tasks.sst.pooling import POOLINGS, MultiPooling
 
@@ -39,7 +39,7 @@ class BiattentiveClassifier(Model):
     num_classes : 5 for SST-5, 2 for binary SST.
     embedding_dropout, integrator_dropout : dropout after embedding / after the integrator.
     poolings : which of ``max``, ``min``, ``mean``, ``self_attentive`` to concatenate.
-    elmo_at_output : concatenate ``last_representations[1]`` of the ``fast_elmo`` embedder inside
+    elmo_at_output : concatenate the second mix of the ``fast_elmo`` embedder inside
         ``text_field_embedder`` to the integrator output (needs ``num_output_representations >= 2``).
 
     From a config (``from_lazy_objects``), leave ``input_dim`` out of ``pre_encode_feedforward`` and
@@ -77,6 +77,7 @@ class BiattentiveClassifier(Model):
         self.integrator_dropout = torch.nn.Dropout(integrator_dropout)
         self.self_attention = DotProductMatrixAttention()
         self.elmo_at_output = elmo_at_output
+        self._elmo = elmo_at_output_embedder(text_field_embedder, "biattentive_classifier") if elmo_at_output else None
 
         check_dimensions_match(
             text_field_embedder.get_output_dim(), pre_encode_feedforward.get_input_dim(),
@@ -133,7 +134,7 @@ class BiattentiveClassifier(Model):
         mask = util.get_text_field_mask(tokens)
         embedded = self.text_field_embedder(tokens)
         # Read the second ELMo mix now: the next embedder call would overwrite it.
-        elmo_output = self._elmo_output() if self.elmo_at_output else None
+        elmo_output = self._elmo.take_representations()[1] if self._elmo is not None else None
 
         x = self.pre_encode_feedforward(self.embedding_dropout(embedded))
         encoded = self.encoder(x, mask)
@@ -161,11 +162,6 @@ class BiattentiveClassifier(Model):
             self.accuracy(logits, label)
         return output
 
-    def _elmo_output(self) -> torch.Tensor:
-        elmo = find_elmo_embedder(self.text_field_embedder)
-        assert elmo is not None  # checked in __init__
-        return elmo.last_representations[1]
-
     def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:
         """Adds ``label`` (class index) and ``label_name`` (e.g. "very positive") per instance."""
         predictions = output_dict["class_probabilities"].argmax(dim=-1).tolist()
@@ -181,15 +177,4 @@ def _elmo_output_dim(text_field_embedder: TextFieldEmbedder, elmo_at_output: boo
     """Width ELMo adds at the output (0 without it); checks the embedder can provide it."""
     if not elmo_at_output:
         return 0
-    elmo = find_elmo_embedder(text_field_embedder)
-    if elmo is None:
-        raise ConfigurationError(
-            "elmo_at_output=true needs a 'fast_elmo' token embedder in text_field_embedder; "
-            "add one or set elmo_at_output=false"
-        )
-    if elmo.num_output_representations < 2:
-        raise ConfigurationError(
-            "elmo_at_output=true needs the 'fast_elmo' embedder to have "
-            f"num_output_representations >= 2 (it has {elmo.num_output_representations})"
-        )
-    return elmo.get_output_dim()
+    return elmo_at_output_embedder(text_field_embedder, "biattentive_classifier").get_output_dim()

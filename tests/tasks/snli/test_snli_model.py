@@ -97,14 +97,14 @@ def test_elmo_at_output_uses_the_second_mix_of_each_sentence():
     tensors = _batch(instances, vocab)
     model(**tensors)
     elmo(tensors["hypothesis"]["elmo"]["elmo_tokens"])
-    hyp_mix1 = elmo.last_representations[1]
+    hyp_mix0, hyp_mix1 = elmo.take_representations()
     hyp_mask = (tensors["hypothesis"]["elmo"]["elmo_tokens"] > 0).any(-1)
     width = 2 * H + elmo.get_output_dim()
     # pooled = [mean_p, max_p, mean_h, max_h], each = [composition (2H); ELMo mix 1].
     mean_h_elmo = pooled["x"][:, 2 * width + 2 * H: 3 * width]
     expected = masked_mean(hyp_mix1, hyp_mask.unsqueeze(-1), dim=1)
     assert torch.allclose(mean_h_elmo, expected, atol=1e-5)
-    assert not torch.allclose(mean_h_elmo, masked_mean(elmo.last_representations[0], hyp_mask.unsqueeze(-1), dim=1), atol=1e-3)
+    assert not torch.allclose(mean_h_elmo, masked_mean(hyp_mix0, hyp_mask.unsqueeze(-1), dim=1), atol=1e-3)
 
 
 def test_output_mix_gets_gradients():

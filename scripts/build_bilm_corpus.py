@@ -1,0 +1,109 @@
+#!/usr/bin/env python
+"""Build a shuffled, pre-tokenized biLM training corpus and its softmax vocabulary.
+
+Reading the raw corpus file by file makes a run with a fixed CPU budget see one domain only
+(the shipped biLM never got past the news). This script tokenizes every training file exactly
+as the ``bilm_raw_text`` reader does in training (same cleaning, spaCy's rule-based tokenizer,
+sentences cut at ``--max-sentence-length``), shuffles the sentences across all files with a
+fixed seed, and writes:
+
+* ``OUT/train.txt``: one sentence per line, tokens joined by single spaces (read it back with
+  the reader's ``tokenizer: {type: 'whitespace'}`` and ``text_format: 'sentence_per_line'``);
+* ``OUT/vocabulary/``: an AllenNLP vocabulary whose ``lm_targets`` namespace holds the
+  ``--vocab-size`` most frequent tokens plus ``<S>`` and ``</S>`` (no vocabulary pass needed);
+* ``OUT/corpus_stats.json``: files, sentences and tokens per domain.
+
+Held-out files are never read: by default ``wikipedia/wiki_99.txt`` and ``news/test_00.txt``.
+
+    python scripts/build_bilm_corpus.py ../shared/data/lm runs/bilm_corpus
+"""
+import argparse
+import collections
+import json
+import os
+import random
+import sys
+import time
+from multiprocessing import Pool
+from typing import List, Tuple
+
+HELD_OUT = ("wikipedia/wiki_99.txt", "news/test_00.txt")
+DEFAULT_PARTS = ("news/training_0*.txt", "news/abc", "books", "wikipedia")
+
+
+def _tokenize_file(args: Tuple[str, int]) -> Tuple[str, List[str]]:
+    path, max_len = args
+    from elmo_tasks.tasks.lm.dataset_reader import BilmRawTextReader
+    from elmo_tasks.tasks.lm.text_source import LineStats
+
+    reader = BilmRawTextReader(text_format="running", max_sentence_length=max_len,
+                               drop_wikiextractor_markup=True, unescape_html=True,
+                               fallback_encoding="cp1252")
+    counts = {"sentences": 0, "tokens": 0, "split": 0}
+    lines = [" ".join(t.text for t in sentence)
+             for sentence in reader._sentences([path], LineStats(), counts)]
+    return path, lines
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("lm_dir", help="the raw corpus folder (news/, books/, wikipedia/)")
+    parser.add_argument("output_dir")
+    parser.add_argument("--vocab-size", type=int, default=50000)
+    parser.add_argument("--max-sentence-length", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=2018)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+
+    from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN
+    from elmo_tasks.tasks.lm.text_source import expand_data_path
+
+    held_out = {os.path.realpath(os.path.join(args.lm_dir, h)) for h in HELD_OUT}
+    files = [f for f in expand_data_path(",".join(os.path.join(args.lm_dir, p) for p in DEFAULT_PARTS))
+             if os.path.realpath(f) not in held_out]
+    started = time.time()
+    sentences: List[str] = []
+    per_domain: collections.Counter = collections.Counter()
+    per_domain_tokens: collections.Counter = collections.Counter()
+    with Pool(args.workers) as pool:
+        jobs = [(f, args.max_sentence_length) for f in files]
+        for done, (path, lines) in enumerate(pool.imap_unordered(_tokenize_file, jobs), start=1):
+            domain = os.path.relpath(path, args.lm_dir).split(os.sep)[0]
+            per_domain[domain] += len(lines)
+            per_domain_tokens[domain] += sum(line.count(" ") + 1 for line in lines)
+            sentences.extend(lines)
+            print(f"\r{done}/{len(files)} files, {len(sentences):,} sentences, {time.time() - started:.0f}s",
+                  end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    sentences.sort()  # independent of the order the workers finished in
+    random.Random(args.seed).shuffle(sentences)
+
+    counts: collections.Counter = collections.Counter()
+    for line in sentences:
+        counts.update(line.split(" "))
+    os.makedirs(os.path.join(args.output_dir, "vocabulary"), exist_ok=True)
+    with open(os.path.join(args.output_dir, "train.txt"), "w", encoding="utf-8") as out:
+        for line in sentences:
+            out.write(line + "\n")
+    vocab_dir = os.path.join(args.output_dir, "vocabulary")
+    with open(os.path.join(vocab_dir, "lm_targets.txt"), "w", encoding="utf-8") as out:
+        # AllenNLP's padded-namespace file layout: line 1 is the OOV token, padding is implicit
+        out.write("@@UNKNOWN@@\n")
+        kept = [BOS_TOKEN, EOS_TOKEN] + [t for t, _ in counts.most_common(args.vocab_size) if t not in (BOS_TOKEN, EOS_TOKEN)]
+        for token in kept[: args.vocab_size + 2]:
+            out.write(token + "\n")
+    with open(os.path.join(vocab_dir, "non_padded_namespaces.txt"), "w", encoding="utf-8") as out:
+        out.write("*tags\n*labels\n")
+    total_tokens = sum(per_domain_tokens.values())
+    stats = {"files": len(files), "held_out": list(HELD_OUT), "sentences": len(sentences), "tokens": total_tokens,
+             "sentences_per_domain": dict(per_domain), "tokens_per_domain": dict(per_domain_tokens),
+             "vocab_size": args.vocab_size, "seed": args.seed, "max_sentence_length": args.max_sentence_length}
+    with open(os.path.join(args.output_dir, "corpus_stats.json"), "w") as out:
+        json.dump(stats, out, indent=2)
+    print(f"wrote {len(sentences):,} sentences ({total_tokens:,} tokens) from {len(files)} files to "
+          f"{args.output_dir}/train.txt and a {len(kept):,}-token vocabulary in {time.time() - started:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures"
-BILM_TF = FIXTURES / "bilm_tf"
+FIXTURES_ROOT = ROOT / "fixtures"
+BILM_TF = FIXTURES_ROOT / "bilm_tf"
 OPTIONS_FILE = str(BILM_TF / "options.json")
 WEIGHT_FILE = str(BILM_TF / "lm_weights.hdf5")
 os.environ["ELMO_OPTIONS"], os.environ["ELMO_WEIGHTS"] = OPTIONS_FILE, WEIGHT_FILE

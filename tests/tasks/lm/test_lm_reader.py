@@ -6,8 +6,9 @@ from allennlp.data.tokenizers import WhitespaceTokenizer
 
 from elmo_tasks.tasks.lm.dataset_reader import BilmRawTextReader
 from elmo_tasks.tasks.lm.text_source import RawTextError
+from tests.conftest import FIXTURES_ROOT
 
-FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "lm"
+LM_FIXTURES = FIXTURES_ROOT / "lm"
 
 
 def _sentences(reader, path) -> list:
@@ -15,7 +16,7 @@ def _sentences(reader, path) -> list:
 
 
 def test_fixture_one_sentence_per_line_with_boundary_targets():
-    instances = list(BilmRawTextReader().read(str(FIXTURES / "train.txt")))
+    instances = list(BilmRawTextReader().read(str(LM_FIXTURES / "train.txt")))
     assert len(instances) == 400
     first = instances[0]
     words = [t.text for t in first["tokens"].tokens]

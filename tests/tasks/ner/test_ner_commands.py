@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, run_allennlp
-TEST = str(FIXTURES / "ner" / "test.txt")
+from tests.conftest import FIXTURES_ROOT, run_allennlp
+TEST = str(FIXTURES_ROOT / "ner" / "test.txt")
 SENTENCES = ["Marta Velkin visited Port Elby on Monday.", "Shares of Pellon Group fell."]
 
 

@@ -10,10 +10,10 @@ from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIn
 from allennlp.models import Model
 
 from elmo_tasks.tasks.ner import ElmoCrfTagger, NerTaggerPredictor
-from tests.conftest import FIXTURES, OPTIONS_FILE, WEIGHT_FILE
+from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE
 
-TRAIN = str(FIXTURES / "ner" / "train.txt")
-DEV = str(FIXTURES / "ner" / "dev.txt")
+TRAIN = str(FIXTURES_ROOT / "ner" / "train.txt")
+DEV = str(FIXTURES_ROOT / "ner" / "dev.txt")
 
 
 def _reader(elmo: bool = False) -> Conll2003DatasetReader:
@@ -66,7 +66,7 @@ def test_reader_reads_fixtures_with_docstart_anywhere():
     dev = _instances(_reader(), DEV)
     assert len(dev) == 15
     assert dev[7]["tags"].labels[:2] == ["U-PER", "U-PER"]  # IOB1 "I-PER B-PER"
-    assert len(_instances(_reader(), str(FIXTURES / "ner" / "test.txt"))) == 10
+    assert len(_instances(_reader(), str(FIXTURES_ROOT / "ner" / "test.txt"))) == 10
 
 
 @pytest.mark.parametrize("elmo, width", [(False, 50 + 128), (True, 50 + 128 + 32)])

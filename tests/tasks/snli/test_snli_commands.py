@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from allennlp.common import Params
 
-from tests.conftest import FIXTURES, ROOT, run_allennlp
+from tests.conftest import FIXTURES_ROOT, ROOT, run_allennlp
 
-TEST_GZ = str(FIXTURES / "snli" / "test.jsonl.gz")
+TEST_GZ = str(FIXTURES_ROOT / "snli" / "test.jsonl.gz")
 # One epoch on the first 96 pairs of the bundled train/dev files: the round trip is what matters.
 ONE_EPOCH = json.dumps({"trainer.num_epochs": 1, "dataset_reader.max_instances": 96})
 

@@ -8,11 +8,11 @@ import pytest
 
 from elmo_tasks.tasks.snli.reader import SnliFormatError, SnliJsonlReader, in_holdout, split_path
 from elmo_tasks.tokenization import SpacyBlankTokenizer
-from tests.conftest import FIXTURES, SHARED, needs_shared
+from tests.conftest import FIXTURES_ROOT, SHARED, needs_shared
 
-TRAIN = FIXTURES / "snli" / "train.jsonl"
-DEV = FIXTURES / "snli" / "dev.jsonl"
-TEST_GZ = FIXTURES / "snli" / "test.jsonl.gz"
+TRAIN = FIXTURES_ROOT / "snli" / "train.jsonl"
+DEV = FIXTURES_ROOT / "snli" / "dev.jsonl"
+TEST_GZ = FIXTURES_ROOT / "snli" / "test.jsonl.gz"
 
 
 def _line(premise: str = "A dog runs.", hypothesis: str = "An animal moves.", label: str = "entailment") -> str:

@@ -14,7 +14,7 @@ import pytest
 from allennlp.common import Params
 from allennlp.models.archival import load_archive
 
-from tests.conftest import FIXTURES, ROOT, run_allennlp
+from tests.conftest import FIXTURES_ROOT, ROOT, run_allennlp
 
 TWO_EPOCHS = json.dumps({"trainer.num_epochs": 2})
 SENTENCES = ["A gorgeous, witty film that never drags.", "I didn't like it (at all)."]
@@ -39,14 +39,14 @@ def test_train_writes_archive_and_metrics(trained: Path) -> None:
 
 def test_evaluate_counts_test_roots(trained: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = trained / "test_metrics.json"
-    run_allennlp("evaluate", str(trained / "run" / "model.tar.gz"), str(FIXTURES / "sst" / "test.txt"),
+    run_allennlp("evaluate", str(trained / "run" / "model.tar.gz"), str(FIXTURES_ROOT / "sst" / "test.txt"),
               "--output-file", str(out))
     metrics = json.loads(out.read_text())
     assert 0.0 <= metrics["accuracy"] <= 1.0 and metrics["loss"] > 0
     # `evaluate` reads with the archive's validation reader: sentences (20 roots), not phrases.
     monkeypatch.chdir(ROOT)  # the archived config names the biLM files relative to the repo root
     archive = load_archive(str(trained / "run" / "model.tar.gz"))
-    assert len(list(archive.validation_dataset_reader.read(str(FIXTURES / "sst" / "test.txt")))) == 20
+    assert len(list(archive.validation_dataset_reader.read(str(FIXTURES_ROOT / "sst" / "test.txt")))) == 20
 
 
 def test_predict_gives_class_name_and_probabilities(trained: Path) -> None:

@@ -17,7 +17,7 @@ from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder
 from elmo_tasks.tasks.sst.model import BiattentiveClassifier
 from elmo_tasks.tasks.sst.pooling import MultiPooling
 from elmo_tasks.tasks.sst.reader import SstTreesReader
-from tests.conftest import FIXTURES, OPTIONS_FILE, WEIGHT_FILE
+from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE
 
 HIDDEN = 8
 
@@ -44,7 +44,7 @@ def _instances(elmo: bool) -> List[Instance]:
     if elmo:
         indexers["elmo"] = ELMoTokenCharactersIndexer()
     reader = SstTreesReader(token_indexers=indexers, phrases="roots")
-    return list(reader.read(str(FIXTURES / "sst" / "train.txt")))
+    return list(reader.read(str(FIXTURES_ROOT / "sst" / "train.txt")))
 
 
 def _model(vocab: Vocabulary, elmo: bool, elmo_at_output: bool) -> BiattentiveClassifier:

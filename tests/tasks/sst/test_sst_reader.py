@@ -6,7 +6,7 @@ import pytest
 from allennlp.common.checks import ConfigurationError
 
 from elmo_tasks.tasks.sst.reader import SstTreesReader
-from tests.conftest import FIXTURES, SHARED, needs_shared
+from tests.conftest import FIXTURES_ROOT, SHARED, needs_shared
 
 # Two trees; "the" (2) and "." (2) occur in both, so deduplication has work to do.
 TREES = "(4 (2 (2 the) (4 best)) (2 .))\n(0 (2 the) (0 (0 worst) (2 .)))\n"
@@ -68,7 +68,7 @@ def test_unknown_phrases_option() -> None:
 
 def test_bundled_fixtures_read() -> None:
     for split, trees in [("train", 60), ("dev", 20), ("test", 20)]:
-        assert len(_read(FIXTURES / "sst" / f"{split}.txt", phrases="roots")) == trees
+        assert len(_read(FIXTURES_ROOT / "sst" / f"{split}.txt", phrases="roots")) == trees
 
 
 @needs_shared

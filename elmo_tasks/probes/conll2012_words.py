@@ -1,0 +1,58 @@
+"""The word-level columns of CoNLL-2012 ``*_gold_conll`` files that the probes need.
+
+Columns (0-based): 3 word, 4 part-of-speech tag, 6 lemma (filled for the words that carry a
+predicate frameset or a word sense, ``-`` elsewhere), 8 OntoNotes word sense (``-`` when none).
+"""
+import gzip
+from dataclasses import dataclass
+from typing import Iterator, List, Optional
+
+WORD, POS, LEMMA, SENSE = 3, 4, 6, 8
+
+
+@dataclass
+class AnnotatedSentence:
+    words: List[str]
+    pos_tags: List[str]
+    lemmas: List[Optional[str]]
+    senses: List[Optional[str]]
+
+
+class Conll2012FormatError(ValueError):
+    """A line that is not in the ``*_gold_conll`` layout (names the file and line)."""
+
+
+def read_sentences(path: str) -> Iterator[AnnotatedSentence]:
+    """Every sentence of a ``*_gold_conll`` file (plain or ``.gz``), in file order."""
+    opener = gzip.open if path.endswith(".gz") else open
+    rows: List[List[str]] = []
+    with opener(path, "rt", encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.startswith("#"):
+                continue
+            columns = line.split()
+            if not columns:
+                if rows:
+                    yield _sentence(rows)
+                    rows = []
+                continue
+            if len(columns) < 12:
+                raise Conll2012FormatError(
+                    f"{path}, line {number}: {len(columns)} columns, a *_gold_conll line has at least 12 "
+                    "(document, part, index, word, POS, parse, lemma, frameset, sense, speaker, NE, ..., coref)"
+                )
+            rows.append(columns)
+    if rows:
+        yield _sentence(rows)
+
+
+def _sentence(rows: List[List[str]]) -> AnnotatedSentence:
+    def value(text: str) -> Optional[str]:
+        return None if text == "-" else text
+
+    return AnnotatedSentence(
+        words=[r[WORD] for r in rows],
+        pos_tags=[r[POS] for r in rows],
+        lemmas=[value(r[LEMMA]) for r in rows],
+        senses=[value(r[SENSE]) for r in rows],
+    )

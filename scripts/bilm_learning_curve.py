@@ -1,0 +1,130 @@
+#!/usr/bin/env python
+"""Held-out perplexity of every checkpoint of a biLM training run: a JSON table and a PNG plot.
+
+For each ``model_state_e<N>.th`` in ``--states`` (default: the run's serialization directory;
+a folder of hard links keeps checkpoints the trainer has already deleted), the checkpoint is
+exported to the original format with ``allennlp export-bilm --weights-file`` and every held-out
+text is scored with ``allennlp bilm-perplexity`` (exact softmax). Tokens seen come from the
+run's ``metrics_epoch_<N>.json`` (training tokens/s x training time, summed over epochs).
+Results already in ``--output`` are reused, so the script can be re-run as the run goes on.
+
+    python scripts/bilm_learning_curve.py runs/bilm_v2 --states runs/bilm_v2_states \\
+        --heldout wiki_99=../shared/data/lm/wikipedia/wiki_99.txt --heldout news300=runs/news300.txt \\
+        --baseline wiki_99=1121.5 --baseline news300=436.2 \\
+        --output runs/bilm_v2_curve.json --plot elmo_tasks/pretrained/bilm_small/learning_curve.png
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Dict, List
+
+ROOT = Path(__file__).resolve().parent.parent
+ALLENNLP = str(ROOT / ".venv" / "bin" / "allennlp")
+LAST_LINE = re.compile(r"perplexity forward (\S+) backward (\S+) mean (\S+) tokens (\d+)")
+
+
+def _pairs(values: List[str], what: str) -> Dict[str, str]:
+    out = {}
+    for value in values:
+        name, sep, rest = value.partition("=")
+        if not sep:
+            sys.exit(f"{what} takes NAME=VALUE, got {value!r}")
+        out[name] = rest
+    return out
+
+
+def tokens_seen(run_dir: Path, epoch: int) -> int:
+    """Training tokens up to the end of ``epoch`` (0-based), from the run's per-epoch metrics."""
+    total = 0.0
+    for e in range(epoch + 1):
+        path = run_dir / f"metrics_epoch_{e}.json"
+        if not path.exists():
+            raise FileNotFoundError(f"{path} is missing: tokens seen cannot be counted for epoch {epoch}")
+        metrics = json.loads(path.read_text())
+        hours, minutes, seconds = (float(x) for x in metrics["training_duration"].split(":"))
+        total += metrics["training_tokens_per_s"] * (3600 * hours + 60 * minutes + seconds)
+    return int(total)
+
+
+def perplexity(export_dir: str, text: str, threads: int) -> Dict[str, float]:
+    command = [ALLENNLP, "bilm-perplexity", text, "--options-file", f"{export_dir}/options.json",
+               "--weight-file", f"{export_dir}/weights.hdf5", "--softmax-file", f"{export_dir}/softmax.npz",
+               "--vocab-file", f"{export_dir}/vocabulary/lm_targets.txt", "--threads", str(threads)]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    lines = [line for line in result.stdout.splitlines() if LAST_LINE.search(line)]
+    if result.returncode != 0 or not lines:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{result.stderr[-2000:]}")
+    fwd, bwd, mean, tokens = LAST_LINE.search(lines[-1]).groups()
+    return {"forward": float(fwd), "backward": float(bwd), "mean": float(mean), "tokens": int(tokens)}
+
+
+def plot(curve: List[Dict], baselines: Dict[str, float], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(6.5, 4))
+    names = sorted({name for point in curve for name in point["perplexity"]})
+    for name in names:
+        points = [(p["tokens_seen"] / 1e6, p["perplexity"][name]["mean"]) for p in curve if name in p["perplexity"]]
+        line, = axes.plot(*zip(*points), marker="o", label=f"{name}")
+        if name in baselines:
+            axes.axhline(baselines[name], color=line.get_color(), linestyle="--", linewidth=1,
+                         label=f"{name}: previous shipped biLM")
+    axes.set_xlabel("training tokens seen in this run (millions)")
+    axes.set_ylabel("held-out perplexity (mean of fwd/bwd, exact)")
+    axes.set_yscale("log")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run_dir")
+    parser.add_argument("--states", help="folder of model_state_e<N>.th files (default: run_dir)")
+    parser.add_argument("--heldout", action="append", default=[], help="NAME=TEXT_FILE (repeatable)")
+    parser.add_argument("--baseline", action="append", default=[], help="NAME=PERPLEXITY drawn as a line")
+    parser.add_argument("--every", type=int, default=1, help="score every N-th checkpoint (and the last)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--output", required=True)
+    parser.add_argument("--plot")
+    args = parser.parse_args(argv)
+
+    run_dir = Path(args.run_dir)
+    heldout = _pairs(args.heldout, "--heldout")
+    baselines = {k: float(v) for k, v in _pairs(args.baseline, "--baseline").items()}
+    states = sorted(Path(args.states or run_dir).glob("model_state_e*.th"),
+                    key=lambda p: int(re.search(r"_e(\d+)", p.name).group(1)))
+    done = {p["checkpoint"]: p for p in json.loads(Path(args.output).read_text())} if os.path.exists(args.output) else {}
+    chosen = [s for i, s in enumerate(states) if i % args.every == args.every - 1 or s == states[-1]]
+    curve = []
+    for state in chosen:
+        epoch = int(re.search(r"_e(\d+)", state.name).group(1))
+        point = done.get(state.name, {"checkpoint": state.name, "epoch": epoch, "perplexity": {}})
+        missing = [n for n in heldout if n not in point["perplexity"]]
+        if missing:
+            point["tokens_seen"] = tokens_seen(run_dir, epoch)
+            with tempfile.TemporaryDirectory() as export_dir:
+                subprocess.run([ALLENNLP, "export-bilm", str(run_dir), export_dir, "--weights-file", str(state)],
+                               check=True, capture_output=True, cwd=ROOT)
+                for name in missing:
+                    point["perplexity"][name] = perplexity(export_dir, heldout[name], args.threads)
+                    print(f"{state.name}: {name} {point['perplexity'][name]}", file=sys.stderr)
+        curve.append(point)
+        Path(args.output).write_text(json.dumps(curve, indent=2))
+    if args.plot and curve:
+        plot(curve, baselines, args.plot)
+    print(f"bilm_learning_curve: {len(curve)} checkpoints scored on {len(heldout)} held-out texts -> {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

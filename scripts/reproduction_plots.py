@@ -1,0 +1,141 @@
+"""Plots for docs/RESULTS.md, read from finished runs (used by scripts/reproduce.py).
+
+* ``layer_weights``: the softmax-normalised ELMo mixing weights of every trained archive, at
+  the input (mix 0) and, where a model has one, at the output (mix 1): the paper's Figure 2.
+* ``validation_curves``: the validation metric per epoch, baseline vs ELMo, mean over seeds.
+* ``sample_efficiency``: test metric against the fraction of training data (the paper's Figure 1).
+"""
+import json
+import re
+import tarfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+MIX_KEY = re.compile(r"scalar_mix_(\d+)\.scalar_parameters\.(\d+)$")
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def archive_layer_weights(archive: Path) -> Dict[int, List[float]]:
+    """``mix index -> softmax-normalised layer weights`` of the ELMo embedder in ``archive``."""
+    import torch
+
+    with tarfile.open(archive) as tar:
+        member = tar.extractfile("weights.th")
+        if member is None:
+            raise FileNotFoundError(f"{archive} has no weights.th")
+        state = torch.load(member, map_location="cpu", weights_only=True)
+    raw: Dict[int, Dict[int, float]] = defaultdict(dict)
+    for key, value in state.items():
+        found = MIX_KEY.search(key)
+        if found:
+            raw[int(found.group(1))][int(found.group(2))] = float(value.reshape(-1)[0])
+    weights = {}
+    for mix, by_layer in raw.items():
+        values = torch.tensor([by_layer[j] for j in sorted(by_layer)])
+        weights[mix] = torch.softmax(values, dim=0).tolist()
+    return weights
+
+
+def layer_weights_figure(per_task: Dict[str, Sequence[Path]], path: Path) -> Optional[Path]:
+    """Mean softmax weights over each task's ELMo archives, one group of bars per task and mix."""
+    rows: List[Tuple[str, List[float]]] = []
+    for task, archives in per_task.items():
+        by_mix: Dict[int, List[List[float]]] = defaultdict(list)
+        for archive in archives:
+            for mix, weights in archive_layer_weights(archive).items():
+                by_mix[mix].append(weights)
+        for mix in sorted(by_mix):
+            seeds = by_mix[mix]
+            mean = [sum(w[j] for w in seeds) / len(seeds) for j in range(len(seeds[0]))]
+            rows.append((f"{task} {'input' if mix == 0 else 'output'}", mean))
+    if not rows:
+        return None
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(max(4.0, 0.9 * len(rows) + 1.5), 3.6))
+    num_layers = len(rows[0][1])
+    width = 0.8 / num_layers
+    for j in range(num_layers):
+        xs = [i + (j - (num_layers - 1) / 2) * width for i in range(len(rows))]
+        axes.bar(xs, [weights[j] if j < len(weights) else 0.0 for _, weights in rows], width,
+                 label="token layer" if j == 0 else f"biLSTM layer {j}")
+    axes.set_xticks(range(len(rows)), [name for name, _ in rows], rotation=30, ha="right", fontsize=8)
+    axes.set_ylabel("softmax-normalised weight")
+    axes.axhline(1.0 / num_layers, color="grey", linestyle=":", linewidth=1)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+def epoch_curve(run_dir: Path, metric: str) -> List[float]:
+    """``validation_<metric>`` of each finished epoch of one run."""
+    values = []
+    epoch = 0
+    while (run_dir / f"metrics_epoch_{epoch}.json").exists():
+        metrics = json.loads((run_dir / f"metrics_epoch_{epoch}.json").read_text())
+        key = f"validation_{metric}"
+        if key in metrics:
+            values.append(float(metrics[key]))
+        epoch += 1
+    return values
+
+
+def validation_curves_figure(per_task: Dict[str, Dict[str, Sequence[Path]]], metrics: Dict[str, str],
+                             path: Path) -> Optional[Path]:
+    """``per_task``: task -> variant -> run directories; one panel per task, mean over seeds."""
+    tasks = [t for t, variants in per_task.items() if any(variants.values())]
+    if not tasks:
+        return None
+    plt = _pyplot()
+    figure, axes_list = plt.subplots(1, len(tasks), figsize=(3.2 * len(tasks), 3.0), squeeze=False)
+    for axes, task in zip(axes_list[0], tasks):
+        for variant, runs in sorted(per_task[task].items()):
+            curves = [c for c in (epoch_curve(r, metrics[task]) for r in runs) if c]
+            if not curves:
+                continue
+            length = min(len(c) for c in curves)
+            mean = [sum(c[e] for c in curves) / len(curves) for e in range(length)]
+            axes.plot(range(1, length + 1), mean, marker="o", markersize=3, label=variant)
+        axes.set_title(task, fontsize=9)
+        axes.set_xlabel("epoch", fontsize=8)
+        axes.set_ylabel(f"validation {metrics[task]}", fontsize=8)
+        axes.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
+def sample_efficiency_figure(points: Dict[str, List[Tuple[float, float]]], task: str, metric: str,
+                             path: Path) -> Optional[Path]:
+    """``points``: variant -> [(fraction of training data, test metric)] (one point per seed)."""
+    if not any(points.values()):
+        return None
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(4.5, 3.2))
+    for variant, values in sorted(points.items()):
+        by_fraction: Dict[float, List[float]] = defaultdict(list)
+        for fraction, value in values:
+            by_fraction[fraction].append(value)
+        xs = sorted(by_fraction)
+        axes.plot([100 * x for x in xs], [sum(by_fraction[x]) / len(by_fraction[x]) for x in xs],
+                  marker="o", label=variant)
+    axes.set_xscale("log")
+    axes.set_xlabel("% of the training set")
+    axes.set_ylabel(f"test {metric}")
+    axes.set_title(task, fontsize=9)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path

@@ -38,13 +38,13 @@ def _pairs(values: List[str], what: str) -> Dict[str, str]:
     return out
 
 
-def tokens_seen(run_dir: Path, epoch: int) -> int:
-    """Training tokens up to the end of ``epoch`` (0-based), from the run's per-epoch metrics."""
+def tokens_seen(run_dir: Path, epochs_completed: int) -> int:
+    """Training tokens in the first ``epochs_completed`` epochs, from the run's per-epoch metrics."""
     total = 0.0
-    for e in range(epoch + 1):
+    for e in range(epochs_completed):
         path = run_dir / f"metrics_epoch_{e}.json"
         if not path.exists():
-            raise FileNotFoundError(f"{path} is missing: tokens seen cannot be counted for epoch {epoch}")
+            raise FileNotFoundError(f"{path} is missing: tokens seen cannot be counted")
         metrics = json.loads(path.read_text())
         hours, minutes, seconds = (float(x) for x in metrics["training_duration"].split(":"))
         total += metrics["training_tokens_per_s"] * (3600 * hours + 60 * minutes + seconds)
@@ -107,11 +107,12 @@ def main(argv=None) -> int:
     chosen = [s for i, s in enumerate(states) if i % args.every == args.every - 1 or s == states[-1]]
     curve = []
     for state in chosen:
-        epoch = int(re.search(r"_e(\d+)", state.name).group(1))
-        point = done.get(state.name, {"checkpoint": state.name, "epoch": epoch, "perplexity": {}})
+        # AllenNLP names a checkpoint by the number of epochs completed
+        epochs_completed = int(re.search(r"_e(\d+)", state.name).group(1))
+        point = done.get(state.name, {"checkpoint": state.name, "epochs_completed": epochs_completed, "perplexity": {}})
         missing = [n for n in heldout if n not in point["perplexity"]]
         if missing:
-            point["tokens_seen"] = tokens_seen(run_dir, epoch)
+            point["tokens_seen"] = tokens_seen(run_dir, epochs_completed)
             with tempfile.TemporaryDirectory() as export_dir:
                 subprocess.run([ALLENNLP, "export-bilm", str(run_dir), export_dir, "--weights-file", str(state)],
                                check=True, capture_output=True, cwd=ROOT)

@@ -13,17 +13,20 @@ Run it from the repository root so ``.allennlp_plugins`` is found:
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 
-def time_until_first_line(command: List[str], marker: str, env: Dict[str, str]) -> float:
-    """Seconds from launch until a line of stderr or stdout contains ``marker`` (the process must exit 0)."""
+def time_until_first_line(command: List[str], marker: str, env: Dict[str, str]) -> Tuple[float, float]:
+    """Wall seconds from launch until a line of stderr or stdout contains ``marker``, and the CPU
+    seconds (user + system) of the whole process, which machine load disturbs far less."""
+    cpu_before = _children_cpu()
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     seen = None
@@ -33,13 +36,19 @@ def time_until_first_line(command: List[str], marker: str, env: Dict[str, str]) 
             seen = time.perf_counter() - start
     if process.wait() != 0 or seen is None:
         raise RuntimeError(f"{' '.join(command)} exited {process.returncode} without a line containing {marker!r}")
-    return seen
+    return seen, _children_cpu() - cpu_before
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5, help="fresh runs per command (the median is reported)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads of elmo-embed (default 1)")
+    parser.add_argument("--only", help="comma-separated subset of: bilm,help,embed")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
 
@@ -57,12 +66,17 @@ def main() -> None:
                 "elmo-embed:",
             ),
         }
+        keys = dict(zip(["bilm", "help", "embed"], commands))
+        chosen = [keys[k] for k in args.only.split(",")] if args.only else list(commands)
         results = {}
-        for name, (command, marker) in commands.items():
-            seconds = [time_until_first_line(command, marker, env) for _ in range(args.runs)]
-            results[name] = {"median_s": statistics.median(seconds), "runs_s": seconds}
-            print(f"{name:48s} median {statistics.median(seconds):6.2f} s  runs {', '.join(f'{s:.2f}' for s in seconds)}",
-                  flush=True)
+        for name in chosen:
+            command, marker = commands[name]
+            runs = [time_until_first_line(command, marker, env) for _ in range(args.runs)]
+            wall, cpu = [w for w, _ in runs], [c for _, c in runs]
+            results[name] = {"median_wall_s": statistics.median(wall), "median_cpu_s": statistics.median(cpu),
+                             "wall_s": wall, "cpu_s": cpu}
+            print(f"{name:48s} median wall {statistics.median(wall):6.2f} s, cpu {statistics.median(cpu):6.2f} s  "
+                  f"(wall {', '.join(f'{s:.1f}' for s in wall)})", flush=True)
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(results, handle, indent=2)

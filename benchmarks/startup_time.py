@@ -4,7 +4,11 @@ Measures, each in a new process (what a user waits for):
 - ``python -c "import elmo_tasks.bilm"``: the plain-PyTorch biLM on its own;
 - ``allennlp --help``: AllenNLP plus the plugin's registration;
 - ``allennlp elmo-embed`` on a one-sentence file until its first output line (the summary line,
-  as the input is one sentence), with the shipped biLM.
+  as the input is one sentence), with the shipped biLM;
+- the same through ``python -m elmo_tasks.bilm.embed`` (no AllenNLP).
+
+Wall times move with machine load; the CPU seconds (user + system) of each process move far less,
+so both are printed.
 
 Run it from the repository root so ``.allennlp_plugins`` is found:
 
@@ -48,7 +52,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5, help="fresh runs per command (the median is reported)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads of elmo-embed (default 1)")
-    parser.add_argument("--only", help="comma-separated subset of: bilm,help,embed")
+    parser.add_argument("--only", help="comma-separated subset of: bilm,help,embed,standalone")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
 
@@ -65,8 +69,13 @@ def main() -> None:
                 [allennlp, "elmo-embed", str(sentence), output, "--no-progress", "--threads", str(args.threads)],
                 "elmo-embed:",
             ),
+            "python -m elmo_tasks.bilm.embed (one sentence, first line)": (
+                [sys.executable, "-m", "elmo_tasks.bilm.embed", str(sentence), output, "--no-progress", "--threads",
+                 str(args.threads)],
+                "elmo-embed:",
+            ),
         }
-        keys = dict(zip(["bilm", "help", "embed"], commands))
+        keys = dict(zip(["bilm", "help", "embed", "standalone"], commands))
         chosen = [keys[k] for k in args.only.split(",")] if args.only else list(commands)
         results = {}
         for name in chosen:

@@ -22,9 +22,9 @@ line, named by its 0-based line number, plus 'sentence_to_index' (json: sentence
 with --skip-empty-lines, 'skipped_empty_lines' (their 0-based line numbers). The output file is
 replaced only when the whole input has been embedded."""
 
-# One thread by default: with torch's default (one per core) embedding ran about 9x slower while
-# another CPU job was running, and a second thread gains little on an idle machine (see
-# docs/BENCHMARKS.md, "elmo-embed threads").
+# One thread by default: with torch's default (one thread per core) embedding ran 9x to 15x
+# slower whenever other jobs wanted the CPU, while one thread kept its speed (docs/BENCHMARKS.md,
+# "elmo-embed threads"). On a machine you have to yourself, more threads can help: --threads N.
 DEFAULT_THREADS = 1
 
 

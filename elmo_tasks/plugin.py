@@ -9,7 +9,4 @@ from elmo_tasks.config_defaults import apply_defaults
 
 apply_defaults()
 
-from elmo_tasks import tokenization  # noqa: E402,F401
-from elmo_tasks import modules  # noqa: E402,F401
-from elmo_tasks import commands  # noqa: E402,F401
-from elmo_tasks import tasks  # noqa: E402,F401
+from elmo_tasks import commands, modules, tasks, tokenization  # noqa: F401  (registration is the point)

@@ -25,8 +25,8 @@ from typing import Optional
 
 from elmo_tasks.bilm.errors import BilmError
 from elmo_tasks.bilm.model import BiLM
-from elmo_tasks.bilm.weights import load_bilm
 from elmo_tasks.bilm.references import is_package_reference, resolve_bilm_file
+from elmo_tasks.bilm.weights import load_bilm
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,11 @@ def load_model_bilm(
             "options_file (and weight_file) at a copy with -o / --overrides"
         ) from None
     if serialization_dir is not None:
-        _keep_copy(resolved_options, archived_options_path(serialization_dir, options_file))
+        try:
+            _keep_copy(resolved_options, archived_options_path(serialization_dir, options_file))
+        except OSError as err:  # e.g. evaluating an older, read-only run: it loads fine without the copy
+            logger.warning("could not keep a copy of the biLM options in %s: %s", serialization_dir, err)
+            return bilm
         if not is_package_reference(options_file):
             _warn_unless_archived(serialization_dir, options_file)
     return bilm

@@ -21,8 +21,7 @@ import torch
 from allennlp.commands import main
 from allennlp.models.archival import load_archive
 
-from elmo_tasks.bilm import load_bilm
-from elmo_tasks.bilm import BilmError, references, weights
+from elmo_tasks.bilm import BilmError, load_bilm, references, weights
 from elmo_tasks.bilm.archived import ARCHIVE_FOLDER
 from elmo_tasks.pretrained import SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENCE
 from tests.conftest import BILM_TF, FIXTURES_ROOT, ROOT

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 import torch
 
-from tests.commands.test_elmo_embed import run  # noqa: F401  (the fixture)
 from tests.conftest import OPTIONS_FILE, ROOT, WEIGHT_FILE
 
 GOOD = ["The cat sat on the mat .", "Hello world", "A longer sentence , with more tokens ."]

@@ -56,7 +56,9 @@ def load_model_bilm(
     try:
         bilm = load_bilm(resolved_options, resolve_bilm_file(weight_file) if weight_file else None, stateful=stateful)
     except BilmError as err:
-        if serialization_dir is None:
+        trained = serialization_dir is not None and any(
+            (Path(serialization_dir) / name).is_file() for name in ("weights.th", "best.th"))
+        if not trained:  # training, or no model around: the plain error says it all
             raise
         raise BilmError(
             f"{err}. The model in {serialization_dir} does not carry its biLM options ({ARCHIVE_FOLDER}/ is missing: it "

@@ -4,9 +4,9 @@
 AllenNLP; ``python -m elmo_tasks.bilm.embed`` runs the same command without importing AllenNLP,
 which starts several seconds sooner.
 
-Order of work, so that nothing is lost or destroyed: arguments and the GPU are checked, the
-input is refused if it is the output file, the whole input is checked (every bad line reported
-at once), and only then is the model loaded and the output written (under a temporary name,
+Order of work, so that nothing is lost or destroyed: the arguments are checked, the input is
+refused if it is the output file, the whole input is checked (every bad line reported at once),
+the GPU is checked, and only then is the model loaded and the output written (under a temporary name,
 renamed into place when complete).
 """
 import argparse
@@ -15,7 +15,11 @@ import time
 from typing import Callable, List, Optional
 
 from elmo_tasks.bilm.errors import BilmError
-from elmo_tasks.bilm.sentence_file import DEFAULT_MAX_TOKENS, check_sentence_file
+from elmo_tasks.bilm.sentence_file import (
+    DEFAULT_MAX_TOKENS,
+    check_sentence_file,
+    refuse_same_file,
+)
 
 DESCRIPTION = """Embed a file with one sentence per line. The hdf5 output has one dataset per
 line, named by its 0-based line number, plus 'sentence_to_index' (json: sentence -> line) and,
@@ -82,10 +86,13 @@ def _embed(args: argparse.Namespace) -> None:
         raise BilmError("--threads must be at least 1")
     if (args.options_file is None) != (args.weight_file is None):
         raise BilmError("give both --options-file and --weight-file, or neither (for the shipped small biLM)")
+    refuse_same_file(args.input_file, args.output_file)
+    check = check_sentence_file(args.input_file, max_tokens=args.max_tokens)
+    check.raise_for_problems(args.skip_empty_lines)
 
     import torch
 
-    from elmo_tasks.bilm.file_embedder import OutputMode, embed_file, refuse_same_file
+    from elmo_tasks.bilm.file_embedder import OutputMode, embed_file
     from elmo_tasks.bilm.weights import load_bilm
     from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
 
@@ -93,9 +100,6 @@ def _embed(args: argparse.Namespace) -> None:
         raise BilmError(f"--cuda-device {args.cuda_device}: no GPU is available to torch here; use --cuda-device -1 (the CPU)")
     if args.cuda_device >= torch.cuda.device_count() > 0:
         raise BilmError(f"--cuda-device {args.cuda_device}: there are only {torch.cuda.device_count()} GPUs (ids from 0)")
-    refuse_same_file(args.input_file, args.output_file)
-    check = check_sentence_file(args.input_file, max_tokens=args.max_tokens)
-    check.raise_for_problems(args.skip_empty_lines)
 
     torch.set_num_threads(args.threads)
     options_file, weight_file = args.options_file, args.weight_file

@@ -18,7 +18,7 @@ import torch
 from elmo_tasks.bilm.characters import batch_to_ids
 from elmo_tasks.bilm.errors import BilmError
 from elmo_tasks.bilm.model import BiLM
-from elmo_tasks.bilm.sentence_file import Tokenizer, read_sentences
+from elmo_tasks.bilm.sentence_file import Tokenizer, read_sentences, refuse_same_file
 
 Line = Tuple[int, str, List[str]]
 
@@ -81,19 +81,6 @@ class EmbedResult:
     sentences: int
     tokens: int
     skipped_empty_lines: List[int]  # 0-based, like the dataset names
-
-
-def refuse_same_file(input_path: str, output_path: str) -> None:
-    """Raise if writing ``output_path`` would overwrite ``input_path`` (same path, symlink or hard link)."""
-    try:
-        same = os.path.samefile(input_path, output_path)
-    except OSError:  # one of them does not exist (yet): they cannot be the same file
-        same = False
-    if same:
-        raise BilmError(
-            f"the output file {output_path} is the input file {input_path} (the same file, maybe through a link); "
-            "writing it would destroy the input: give another output path"
-        )
 
 
 def embed_file(

@@ -3,6 +3,7 @@
 The check runs before any model is loaded, so a bad line 5,001 is reported in a second rather
 than after minutes of embedding, and every bad line is reported at once.
 """
+import os
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, List, Optional, Tuple
 
@@ -51,6 +52,19 @@ class SentenceFileCheck:
         if sentences == 0:
             what = "is empty" if self.num_lines == 0 else f"holds only empty lines ({self.num_lines})"
             raise SentenceFileError(f"{self.path} {what}: there is nothing to embed; give a file with one sentence per line")
+
+
+def refuse_same_file(input_path: str, output_path: str) -> None:
+    """Raise if writing ``output_path`` would overwrite ``input_path`` (same path, symlink or hard link)."""
+    try:
+        same = os.path.samefile(input_path, output_path)
+    except OSError:  # one of them does not exist (yet): they cannot be the same file
+        same = False
+    if same:
+        raise BilmError(
+            f"the output file {output_path} is the input file {input_path} (the same file, maybe through a link); "
+            "writing it would destroy the input: give another output path"
+        )
 
 
 def check_sentence_file(path: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> SentenceFileCheck:

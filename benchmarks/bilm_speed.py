@@ -1,6 +1,6 @@
 """Speed of our ELMo against AllenNLP's ``allennlp.modules.elmo.Elmo`` on the same sentences.
 
-Both run on the CPU with 2 threads, batch 32, sentences in file order, with the same random
+Both run on the CPU with ``--threads`` threads (default 1), batch 32, sentences in file order, with the same random
 weights written in the original hdf5 layout, at the small (2x1024_128, 1 highway) and original
 (2x4096_512_2048cnn_2xhighway) sizes. Each implementation runs in its own subprocess, back to
 back, so peak memory (max RSS) is measured separately; both save their outputs and the script
@@ -129,7 +129,8 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=2000)
     parser.add_argument("--sizes", default="small,original")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads of each implementation (default 1: "
+                        "more threads than free cores makes both several times slower, see docs/BENCHMARKS.md)")
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--worker", choices=["allennlp", "ours"], help=argparse.SUPPRESS)
     parser.add_argument("--model-dir", help=argparse.SUPPRESS)

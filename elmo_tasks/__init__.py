@@ -1,10 +1,8 @@
-"""elmo-tasks: ELMo as a fast, first-class AllenNLP component (see README.md)."""
-from elmo_tasks.config_defaults import apply_defaults
+"""elmo-tasks: ELMo as a fast, first-class AllenNLP component (see README.md).
 
-apply_defaults()
-
-# Registering everything is the point of importing the plugin.
-from elmo_tasks import tokenization  # noqa: E402,F401
-from elmo_tasks import modules  # noqa: E402,F401
-from elmo_tasks import commands  # noqa: E402,F401
-from elmo_tasks import tasks  # noqa: E402,F401
+Importing the package is cheap on purpose: ``elmo_tasks.bilm`` (plain PyTorch) must not pull in
+AllenNLP, spaCy or fairscale. Everything AllenNLP needs to know about (models, readers,
+predictors, commands) is registered by :mod:`elmo_tasks.plugin`, which ``.allennlp_plugins``
+names, so every ``allennlp`` command run from the repository root imports it. Python code that
+builds models from configs itself does ``import elmo_tasks.plugin`` first.
+"""

@@ -8,15 +8,16 @@ them to the full data.
 import os
 from typing import Dict
 
-from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
+from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENCE
 
 DEFAULTS: Dict[str, str] = {
     # "fixtures": the small bundled samples (minutes); "full": the real data under ELMO_TASKS_SHARED_DATA.
     "ELMO_TASKS_DATA": "fixtures",
     "ELMO_TASKS_SHARED_DATA": "../shared/data",
-    # The biLM of ELMo experiments: the one we trained and ship (absolute paths, so any directory works).
-    "ELMO_OPTIONS": SMALL_OPTIONS_FILE,
-    "ELMO_WEIGHTS": SMALL_WEIGHT_FILE,
+    # The biLM of ELMo experiments: the one we trained and ship, named through the installed package
+    # (not a path), so it works from any directory and trained models' configs hold no checkout path.
+    "ELMO_OPTIONS": SMALL_OPTIONS_REFERENCE,
+    "ELMO_WEIGHTS": SMALL_WEIGHT_REFERENCE,
     "ELMO_TASKS_SEED": "13370",
     # experiments/bilm_small_continue.jsonnet: the shuffled corpus and the biLM it starts from
     "BILM_CORPUS": "runs/bilm_corpus",

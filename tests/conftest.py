@@ -15,7 +15,7 @@ OPTIONS_FILE = str(BILM_TF / "options.json")
 WEIGHT_FILE = str(BILM_TF / "lm_weights.hdf5")
 os.environ["ELMO_OPTIONS"], os.environ["ELMO_WEIGHTS"] = OPTIONS_FILE, WEIGHT_FILE
 
-import elmo_tasks  # noqa: E402,F401  (registers everything and sets the remaining config defaults)
+import elmo_tasks.plugin  # noqa: E402,F401  (registers everything and sets the remaining config defaults)
 SHARED = ROOT.parent / "shared"
 
 needs_shared = pytest.mark.skipif(not SHARED.exists(), reason="../shared is absent")

@@ -7,15 +7,18 @@ previous batch, which replays streams exactly like the original implementation.
 """
 import json
 import os
+import tempfile
+from dataclasses import dataclass
 from itertools import islice
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
+import numpy as np
 import torch
 
 from elmo_tasks.bilm.characters import batch_to_ids
 from elmo_tasks.bilm.errors import BilmError
 from elmo_tasks.bilm.model import BiLM
-from elmo_tasks.bilm.sentence_file import Tokenizer, read_sentences
+from elmo_tasks.bilm.sentence_file import Tokenizer, read_sentences, refuse_same_file
 
 Line = Tuple[int, str, List[str]]
 
@@ -71,6 +74,15 @@ def embed_sentences(model: BiLM, sentences: Sequence[Sequence[str]], device: tor
     return [stacked[row, :, : len(s)] for row, s in enumerate(sentences)]
 
 
+@dataclass
+class EmbedResult:
+    """What :func:`embed_file` wrote."""
+
+    sentences: int
+    tokens: int
+    skipped_empty_lines: List[int]  # 0-based, like the dataset names
+
+
 def embed_file(
     model: BiLM,
     input_path: str,
@@ -80,42 +92,65 @@ def embed_file(
     device: Optional[torch.device] = None,
     tokenize: Optional[Tokenizer] = None,
     progress: bool = True,
-) -> int:
-    """Write one dataset per input line; returns the number of lines embedded.
+    skip_empty_lines: bool = False,
+) -> EmbedResult:
+    """Write one dataset per input line, named by its 0-based line number.
 
-    On any error the partial output file is removed, so an output file always covers the
-    whole input.
+    The hdf5 file is written beside ``output_path`` under a temporary name and renamed into place
+    only when complete, so ``output_path`` always holds either its previous content or a file
+    covering the whole input; a failure removes the temporary file (a killed process may leave
+    ``.NAME.*.partial`` behind, never a broken ``NAME``). With ``skip_empty_lines`` empty lines
+    are left out and listed in the dataset ``skipped_empty_lines`` (0-based line numbers).
     """
     import h5py
 
+    refuse_same_file(input_path, output_path)
     mode.check(model.num_layers)
     device = device or next(model.parameters()).device
     model.eval()
     if model.stateful:
         model.reset_states()
+    final_path = os.path.realpath(output_path)  # through a symlink, replace what it points to
     try:
-        handle = h5py.File(output_path, "w")
+        descriptor, partial_path = tempfile.mkstemp(
+            prefix=f".{os.path.basename(final_path)}.", suffix=".partial", dir=os.path.dirname(final_path)
+        )
+        os.close(descriptor)
     except OSError as err:
-        raise BilmError(f"cannot write the output file {output_path}: {err}") from None
-    done = 0
+        raise BilmError(f"cannot write the output file {output_path}: {err.strerror}") from None
+    sentences = tokens = 0
+    skipped: Optional[List[int]] = [] if skip_empty_lines else None
     try:
-        with handle:
+        with h5py.File(partial_path, "w") as handle:
             index_of: Dict[str, str] = {}
             bar = _progress_bar(input_path, progress)
-            for batch in _batches(read_sentences(input_path, tokenize), batch_size, model.stateful):
-                layers = embed_sentences(model, [tokens for _, _, tokens in batch], device)
+            lines = read_sentences(input_path, tokenize, skipped_empty_lines=skipped)
+            for batch in _batches(lines, batch_size, model.stateful):
+                layers = embed_sentences(model, [words for _, _, words in batch], device)
                 for (index, text, _), value in zip(batch, layers):
                     handle.create_dataset(str(index), data=mode.apply(value).cpu().numpy())
                     index_of.setdefault(text, str(index))
-                done += len(batch)
-                bar.update(sum(len(tokens) for _, _, tokens in batch))
+                batch_tokens = sum(len(words) for _, _, words in batch)
+                sentences, tokens = sentences + len(batch), tokens + batch_tokens
+                bar.update(batch_tokens)
             bar.close()
             handle.create_dataset("sentence_to_index", data=[json.dumps(index_of)])
+            if skipped is not None:
+                handle.create_dataset("skipped_empty_lines", data=np.array(skipped, dtype=np.int64))
+        os.chmod(partial_path, _new_file_mode())
+        os.replace(partial_path, final_path)
     except BaseException:
-        if os.path.exists(output_path):
-            os.remove(output_path)
+        if os.path.exists(partial_path):
+            os.remove(partial_path)
         raise
-    return done
+    return EmbedResult(sentences, tokens, skipped or [])
+
+
+def _new_file_mode() -> int:
+    """The permissions a plain ``open(path, "w")`` would give (mkstemp makes files private)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 class _NoBar:

@@ -6,6 +6,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from elmo_tasks.bilm.characters import MAX_CHARACTERS_PER_TOKEN, NUM_CHARACTER_IDS
 from elmo_tasks.bilm.errors import OptionsError
+from elmo_tasks.bilm.references import resolve_bilm_file
 
 # The published "original" ELMo char CNN.
 DEFAULT_FILTERS: List[Tuple[int, int]] = [(1, 32), (2, 32), (3, 64), (4, 128), (5, 256), (6, 512), (7, 1024)]
@@ -96,6 +97,7 @@ class BilmOptions:
 
     @classmethod
     def from_file(cls, path: str) -> "BilmOptions":
+        path = resolve_bilm_file(path)  # an elmo_tasks: package reference, or a path
         if not os.path.isfile(path):
             raise OptionsError(f"options file not found: {path} (pass the options.json that came with the weights)")
         try:

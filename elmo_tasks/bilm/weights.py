@@ -14,6 +14,7 @@ import torch
 from elmo_tasks.bilm.errors import WeightFileError
 from elmo_tasks.bilm.model import BiLM
 from elmo_tasks.bilm.options import BilmOptions
+from elmo_tasks.bilm.references import resolve_bilm_file
 
 _LSTM = "RNN_{d}/RNN/MultiRNNCell/Cell{l}/LSTMCell/"
 
@@ -58,6 +59,7 @@ def _open(path: str, mode: str):  # h5py is imported lazily: only file I/O needs
 
 def read_weight_arrays(path: str, options: BilmOptions, options_source: str = "the options") -> Dict[str, np.ndarray]:
     """Read and shape-check every dataset; errors name the dataset and both shapes."""
+    path = resolve_bilm_file(path)  # an elmo_tasks: package reference, or a path
     if not os.path.isfile(path):
         raise WeightFileError(f"weight file not found: {path}")
     try:

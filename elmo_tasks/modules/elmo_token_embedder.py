@@ -15,9 +15,9 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.modules.scalar_mix import ScalarMix
 from allennlp.modules.token_embedders.token_embedder import TokenEmbedder
 
-from elmo_tasks.bilm import load_bilm
+from elmo_tasks.bilm.archived import load_model_bilm
 from elmo_tasks.modules.layer_cache import LayerCache
-from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
+from elmo_tasks.pretrained import SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENCE
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +28,8 @@ class ElmoTokenEmbedder(TokenEmbedder):
 
     # Parameters
     options_file, weight_file : the biLM (``weight_file=None`` gives random weights, for tests);
-        both default to the small biLM that ships with elmo-tasks (elmo_tasks/pretrained).
+        paths or ``elmo_tasks:`` package references; both default to the small biLM that ships
+        with elmo-tasks (elmo_tasks/pretrained).
     dropout : applied to each output representation.
     do_layer_norm : layer-normalise each biLM layer before mixing.
     num_output_representations : independent mixes over one biLM pass.
@@ -39,12 +40,14 @@ class ElmoTokenEmbedder(TokenEmbedder):
     stateful : carry LSTM states from batch to batch like the original (default: stateless).
     cache_size_mb : memory budget of the exact per-sentence cache of biLM layers, used only
         when the biLM is frozen and stateless (0 turns it off).
+    serialization_dir : passed by AllenNLP (not set in configs): the biLM's options are kept
+        there, and read back from an archive, see :mod:`elmo_tasks.bilm.archived`.
     """
 
     def __init__(
         self,
-        options_file: str = SMALL_OPTIONS_FILE,
-        weight_file: Optional[str] = SMALL_WEIGHT_FILE,
+        options_file: str = SMALL_OPTIONS_REFERENCE,
+        weight_file: Optional[str] = SMALL_WEIGHT_REFERENCE,
         dropout: float = 0.5,
         do_layer_norm: bool = False,
         num_output_representations: int = 1,
@@ -53,13 +56,14 @@ class ElmoTokenEmbedder(TokenEmbedder):
         fixed_layer_weights: Optional[List[float]] = None,
         stateful: bool = False,
         cache_size_mb: float = 1024,
+        serialization_dir: Optional[str] = None,
     ) -> None:
         super().__init__()
         if num_output_representations < 1:
             raise ValueError("num_output_representations must be at least 1")
         if scalar_mix_parameters is not None and fixed_layer_weights is not None:
             raise ValueError("give scalar_mix_parameters or fixed_layer_weights, not both")
-        self.bilm = load_bilm(options_file, weight_file, stateful=stateful)
+        self.bilm = load_model_bilm(options_file, weight_file, serialization_dir, stateful=stateful)
         self.requires_grad = requires_grad
         for parameter in self.bilm.parameters():
             parameter.requires_grad_(requires_grad)

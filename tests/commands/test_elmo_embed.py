@@ -1,43 +1,15 @@
 """`allennlp elmo-embed` end to end: output equals the Python API; bad input fails clearly."""
 import json
-import sys
 
 import h5py
 import numpy as np
 import pytest
 import torch
-from allennlp.commands import main
 
 from elmo_tasks.bilm import batch_to_ids, load_bilm
 from tests.conftest import BILM_TF, OPTIONS_FILE, WEIGHT_FILE
 
 LINES = ["The cat sat on the mat .", "Hello world", "A much longer sentence , with more tokens than the others .", "Hello world"]
-
-
-class Done:
-    def __init__(self, returncode: int, stderr: str) -> None:
-        self.returncode, self.stderr = returncode, stderr
-
-
-@pytest.fixture()
-def run(monkeypatch, capsys):
-    """Run `allennlp elmo-embed ...` in this process (as the allennlp entry point would)."""
-
-    def _run(*args, check=True, weight_file=WEIGHT_FILE):
-        argv = ["allennlp", "elmo-embed", *map(str, args), "--options-file", OPTIONS_FILE,
-                "--weight-file", str(weight_file), "--no-progress"]
-        monkeypatch.setattr(sys, "argv", argv)
-        code = 0
-        try:
-            main(prog="allennlp")
-        except SystemExit as exit_:
-            code = exit_.code or 0
-        done = Done(code, capsys.readouterr().err)
-        if check:
-            assert done.returncode == 0, done.stderr[-2000:]
-        return done
-
-    return _run
 
 
 def _api_layers(sentences):

@@ -13,7 +13,8 @@ from allennlp.modules.token_embedders import TokenEmbedder
 
 from elmo_tasks.bilm import batch_to_ids, load_bilm
 from elmo_tasks.config_defaults import DEFAULTS
-from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
+from elmo_tasks.pretrained import (SMALL_BILM_DIR, SMALL_OPTIONS_FILE, SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_FILE,
+                                   SMALL_WEIGHT_REFERENCE)
 
 SENTENCES = [["The", "bank", "raised", "its", "rates", "."], ["They", "sat", "on", "the", "river", "bank", "."]]
 
@@ -30,7 +31,7 @@ def test_files_are_small_float16_and_restored_to_float32():
 
 
 def test_it_is_the_default_of_experiments_embedder_and_command():
-    assert (DEFAULTS["ELMO_OPTIONS"], DEFAULTS["ELMO_WEIGHTS"]) == (SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE)
+    assert (DEFAULTS["ELMO_OPTIONS"], DEFAULTS["ELMO_WEIGHTS"]) == (SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENCE)
     embedder = TokenEmbedder.from_params(Params({"type": "fast_elmo", "dropout": 0.0}))
     reference = load_bilm(SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE).eval()
     embedder.eval()

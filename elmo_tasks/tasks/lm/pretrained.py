@@ -14,6 +14,7 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.data import Vocabulary
 
 from elmo_tasks.bilm import BiLM, BilmOptions, export_bilm
+from elmo_tasks.bilm.references import resolve_bilm_file
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +36,7 @@ def options_differences(ours: BilmOptions, theirs: BilmOptions) -> List[str]:
 
 def resolve_pretrained(path: str) -> Tuple[str, Optional[str]]:
     """``(weight_file, softmax_file or None)`` for an hdf5 file or an export directory."""
+    path = resolve_bilm_file(path)  # an elmo_tasks: package reference, or a path
     if os.path.isdir(path):
         weights = os.path.join(path, WEIGHTS_FILE)
         if not os.path.isfile(weights):

@@ -1,0 +1,139 @@
+"""The ``elmo-embed`` command: ELMo vectors for a file of sentences, written to hdf5.
+
+``allennlp elmo-embed`` (elmo_tasks/commands/elmo_embed.py) registers these arguments with
+AllenNLP; ``python -m elmo_tasks.bilm.embed`` runs the same command without importing AllenNLP,
+which starts several seconds sooner.
+
+Order of work, so that nothing is lost or destroyed: the arguments are checked, the input is
+refused if it is the output file, the whole input is checked (every bad line reported at once),
+the GPU is checked, and only then is the model loaded and the output written (under a temporary name,
+renamed into place when complete).
+"""
+import argparse
+import sys
+import time
+from typing import Callable, List, Optional
+
+from elmo_tasks.bilm.errors import BilmError
+from elmo_tasks.bilm.sentence_file import (
+    DEFAULT_MAX_TOKENS,
+    check_sentence_file,
+    refuse_same_file,
+)
+
+DESCRIPTION = """Embed a file with one sentence per line. The hdf5 output has one dataset per
+line, named by its 0-based line number, plus 'sentence_to_index' (json: sentence -> line) and,
+with --skip-empty-lines, 'skipped_empty_lines' (their 0-based line numbers). The output file is
+replaced only when the whole input has been embedded."""
+
+# One thread by default: with torch's default (one thread per core) embedding ran 9x to 15x
+# slower whenever other jobs wanted the CPU, while one thread kept its speed (docs/BENCHMARKS.md,
+# "elmo-embed threads"). On a machine you have to yourself, more threads can help: --threads N.
+DEFAULT_THREADS = 1
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("input_file", help="UTF-8 text, one sentence per line")
+    parser.add_argument("output_file", help="the hdf5 file to write (must not be the input file)")
+    parser.add_argument("--options-file", help="the biLM's options.json (default: the shipped small biLM)")
+    parser.add_argument("--weight-file", help="the biLM's hdf5 weights (default: the shipped small biLM)")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--all", action="store_const", dest="mode", const="all",
+                      help="store all layers: (L+1, tokens, dim) per sentence (the default)")
+    what.add_argument("--top", action="store_const", dest="mode", const="top", help="store the top layer only")
+    what.add_argument("--average", action="store_const", dest="mode", const="average", help="store the layer average")
+    what.add_argument("--mix", type=_weights, metavar="W0,W1,...", help="store sum_j w_j * layer_j with these weights")
+    parser.add_argument("--tokenize", action="store_true", help="tokenize with spaCy's rule-based English tokenizer "
+                        "instead of splitting on whitespace")
+    parser.add_argument("--skip-empty-lines", action="store_true", help="leave empty lines out instead of stopping; "
+                        "every other line keeps its line number as its name, the skipped ones are listed in "
+                        "'skipped_empty_lines'")
+    parser.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, help="refuse lines of more "
+                        f"whitespace-separated tokens than this (default {DEFAULT_MAX_TOKENS}): such a line is "
+                        "rarely one sentence")
+    parser.add_argument("--batch-size", type=int, default=64, help="sentences per batch (default 64)")
+    parser.add_argument("--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU (default)")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="CPU threads for torch (default "
+                        f"{DEFAULT_THREADS}: more threads than free cores makes it several times slower)")
+    parser.add_argument("--stateful", action="store_true", help="carry LSTM states like the original: keep file "
+                        "order, row r of each batch continues row r of the previous batch")
+    parser.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
+    parser.set_defaults(mode=None)
+    return parser
+
+
+def _weights(text: str) -> List[float]:
+    try:
+        return [float(w) for w in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--mix takes comma-separated numbers, got {text!r}") from None
+
+
+def run(args: argparse.Namespace) -> None:
+    """Run the command; errors print one line naming what to fix and exit with status 2."""
+    try:
+        _embed(args)
+    except BilmError as err:
+        print(f"elmo-embed: error: {err}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _embed(args: argparse.Namespace) -> None:
+    start = time.perf_counter()
+    if args.batch_size < 1:
+        raise BilmError("--batch-size must be at least 1")
+    if args.threads < 1:
+        raise BilmError("--threads must be at least 1")
+    if (args.options_file is None) != (args.weight_file is None):
+        raise BilmError("give both --options-file and --weight-file, or neither (for the shipped small biLM)")
+    refuse_same_file(args.input_file, args.output_file)
+    check = check_sentence_file(args.input_file, max_tokens=args.max_tokens)
+    check.raise_for_problems(args.skip_empty_lines)
+
+    import torch
+
+    from elmo_tasks.bilm.file_embedder import OutputMode, embed_file
+    from elmo_tasks.bilm.weights import load_bilm
+    from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
+
+    if args.cuda_device >= 0 and not torch.cuda.is_available():
+        raise BilmError(f"--cuda-device {args.cuda_device}: no GPU is available to torch here; use --cuda-device -1 (the CPU)")
+    if args.cuda_device >= torch.cuda.device_count() > 0:
+        raise BilmError(f"--cuda-device {args.cuda_device}: there are only {torch.cuda.device_count()} GPUs (ids from 0)")
+
+    torch.set_num_threads(args.threads)
+    options_file, weight_file = args.options_file, args.weight_file
+    if options_file is None:
+        options_file, weight_file = SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
+    mode = OutputMode("mix", args.mix) if args.mix is not None else OutputMode(args.mode or "all")
+    device = torch.device("cpu" if args.cuda_device < 0 else f"cuda:{args.cuda_device}")
+    model = load_bilm(options_file, weight_file, stateful=args.stateful).to(device)
+    result = embed_file(
+        model, args.input_file, args.output_file, mode,
+        batch_size=args.batch_size, device=device,
+        tokenize=spacy_words() if args.tokenize else None,
+        progress=not args.no_progress,
+        skip_empty_lines=args.skip_empty_lines,
+    )
+    seconds = time.perf_counter() - start
+    skipped = (f"; skipped {len(result.skipped_empty_lines)} empty lines (listed in 'skipped_empty_lines')"
+               if args.skip_empty_lines else "")
+    print(f"elmo-embed: wrote {result.sentences:,} sentences ({result.tokens:,} tokens) to {args.output_file} "
+          f"in {seconds:.1f} s{skipped}", file=sys.stderr)
+
+
+def spacy_words() -> Callable[[str], List[str]]:
+    """spaCy's rule-based English tokenizer (``spacy.blank("en")``, no model download), spaces dropped."""
+    import spacy
+
+    nlp = spacy.blank("en")
+    return lambda text: [token.text for token in nlp(text) if not token.is_space]
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m elmo_tasks.bilm.embed", description=DESCRIPTION)
+    run(add_arguments(parser).parse_args(argv))
+
+
+if __name__ == "__main__":
+    main()

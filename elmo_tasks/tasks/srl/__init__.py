@@ -2,3 +2,5 @@
 the srl-eval metric and the predictor."""
 from elmo_tasks.tasks.srl.reader import SrlConllReader  # noqa: F401
 from elmo_tasks.tasks.srl.metric import SrlEvalMetric  # noqa: F401
+from elmo_tasks.tasks.srl.model import SrlElmo  # noqa: F401
+from elmo_tasks.tasks.srl.predictor import SrlPredictor  # noqa: F401

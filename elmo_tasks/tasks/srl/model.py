@@ -89,11 +89,16 @@ class SrlElmo(Model):
         text_field_embedder: TextFieldEmbedder,
         encoder: Lazy[Seq2SeqEncoder],
         predicate_embedding_dim: int = 100,
+        embedding_dropout: float = 0.0,
+        label_namespace: str = "labels",
+        initializer: InitializerApplicator = InitializerApplicator(),
+        regularizer: Optional[RegularizerApplicator] = None,
         **kwargs: Any,
     ) -> "SrlElmo":
         """Build the encoder for the embedder's width plus the predicate embedding."""
         built = encoder.construct(input_size=text_field_embedder.get_output_dim() + predicate_embedding_dim)
-        return cls(vocab, text_field_embedder, built, predicate_embedding_dim, **kwargs)
+        return cls(vocab, text_field_embedder, built, predicate_embedding_dim, embedding_dropout,
+                   label_namespace, initializer, regularizer, **kwargs)
 
     @staticmethod
     def bio_constraints(labels: Dict[int, str]):
@@ -161,13 +166,12 @@ class SrlElmo(Model):
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         """srl-eval precision/recall/F1 (``*-overall`` and per label) over the evaluated batches.
 
-        Only computed outside training (decoding every training batch would slow training down);
-        during training the dict holds zeros.
+        Only computed outside training (decoding every training batch would slow training down),
+        so training reports only the loss.
         """
-        metrics = self.srl_eval.get_metric(reset=reset)
         if self.training:
-            return {key: value for key, value in metrics.items() if key.endswith("-overall")}
-        return metrics
+            return {}
+        return self.srl_eval.get_metric(reset=reset)
 
     default_predictor = "srl"
 

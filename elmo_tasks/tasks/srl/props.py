@@ -105,26 +105,27 @@ def arguments_of(tags: Sequence[str], where: str = "props column") -> List[Argum
     """The arguments of one props column, with continuations joined to their head.
 
     ``C-X`` continues the most recent argument of type ``X`` (in srl-eval.pl's phrase order);
-    without one it becomes a plain ``X`` argument. ``R-X`` is a label of its own.
+    without one it becomes a plain ``X`` argument. ``R-X`` is a label of its own. As in
+    srl-eval.pl, a phrase with phrases embedded in it is an argument made of those embedded
+    pieces (not a single span), each embedded phrase is also an argument of its own, and a
+    continuation extends the phrase object it joins wherever that phrase is also a piece.
     """
-    arguments: List[Argument] = []
+    heads: List[Phrase] = []
     latest = {}
     for phrase in parse_start_end(tags, where):
         if phrase.label.startswith("C-"):
             base = phrase.label[2:]
             head = latest.get(base)
             if head is not None:
-                if head.single:
-                    head.pieces.append((head.start, head.end))
-                head.pieces.append((phrase.start, phrase.end))
+                if not head.children:
+                    head.children.append(Phrase(head.start, head.end, base))
+                head.children.append(phrase)
                 head.end = phrase.end
                 continue
-            argument = Argument(phrase.start, phrase.end, base)
-        else:
-            argument = Argument(phrase.start, phrase.end, phrase.label)
-        arguments.append(argument)
-        latest[argument.label] = argument
-    return arguments
+            phrase.label = base
+        heads.append(phrase)
+        latest[phrase.label] = phrase
+    return [Argument(p.start, p.end, p.label, [(c.start, c.end) for c in p.children]) for p in heads]
 
 
 def bio_to_start_end(bio_tags: Sequence[str]) -> List[str]:

@@ -26,6 +26,7 @@ from allennlp.nn.util import sequence_cross_entropy_with_logits
 
 from elmo_tasks.tasks.srl.metric import SrlEvalMetric
 from elmo_tasks.tasks.srl.props import bio_to_start_end
+from elmo_tasks.tasks.srl.reader import ROLE_NAMESPACE
 
 
 @Model.register("srl_elmo", constructor="from_partial_objects")
@@ -39,7 +40,10 @@ class SrlElmo(Model):
         ``predicate_embedding_dim``.
     predicate_embedding_dim : width of the learned embedding of the 0/1 predicate indicator.
     embedding_dropout : dropout on the concatenated input.
-    label_namespace : vocabulary namespace of the BIO tags.
+    label_namespace : vocabulary namespace of the BIO tags (``srl_roles``, a namespace with an
+        unknown-tag entry, so a rare role seen only in dev or test does not stop evaluation; the
+        metric scores the gold props themselves, and constrained decoding never predicts the
+        padding or unknown entries).
 
     Outputs: ``logits``, ``class_probabilities``, ``mask`` and, from ``make_output_human_readable``,
     ``tags`` (constrained Viterbi path as tag strings), ``props`` (the same as a props column) and
@@ -53,7 +57,7 @@ class SrlElmo(Model):
         encoder: Seq2SeqEncoder,
         predicate_embedding_dim: int = 100,
         embedding_dropout: float = 0.0,
-        label_namespace: str = "labels",
+        label_namespace: str = ROLE_NAMESPACE,
         initializer: InitializerApplicator = InitializerApplicator(),
         regularizer: Optional[RegularizerApplicator] = None,
         **kwargs: Any,
@@ -90,7 +94,7 @@ class SrlElmo(Model):
         encoder: Lazy[Seq2SeqEncoder],
         predicate_embedding_dim: int = 100,
         embedding_dropout: float = 0.0,
-        label_namespace: str = "labels",
+        label_namespace: str = ROLE_NAMESPACE,
         initializer: InitializerApplicator = InitializerApplicator(),
         regularizer: Optional[RegularizerApplicator] = None,
         **kwargs: Any,

@@ -39,6 +39,8 @@ logger = logging.getLogger(__name__)
 
 SPLITS = ("train", "holdout")
 SAMPLE_SCALE = 10000
+# Not "*tags"/"*labels", so the vocabulary gives it an unknown entry for roles unseen in training.
+ROLE_NAMESPACE = "srl_roles"
 
 
 class SrlFormatError(ValueError):
@@ -302,7 +304,7 @@ class SrlConllReader(DatasetReader):
             "predicate_indicator": SequenceLabelField(indicator, text_field, label_namespace="predicate_indicator_tags"),
         }
         if tags is not None:
-            fields["tags"] = SequenceLabelField(tags, text_field)
+            fields["tags"] = SequenceLabelField(tags, text_field, label_namespace=ROLE_NAMESPACE)
         metadata = {"words": words, "predicate_index": predicate_index, **(extra_metadata or {})}
         fields["metadata"] = MetadataField(metadata)
         return Instance(fields)

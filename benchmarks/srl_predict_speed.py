@@ -12,7 +12,6 @@ number of predicates.
     .venv/bin/python benchmarks/srl_predict_speed.py --archive runs/srl/elmo/seed0/model.tar.gz
 """
 import argparse
-import itertools
 import json
 import os
 import sys
@@ -24,7 +23,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from allennlp.common import Params  # noqa: E402
 from allennlp.data import Vocabulary  # noqa: E402
-from allennlp.data.token_indexers import ELMoTokenCharactersIndexer, SingleIdTokenIndexer  # noqa: E402
+from allennlp.data.token_indexers import (  # noqa: E402
+    ELMoTokenCharactersIndexer,
+    SingleIdTokenIndexer,
+)
 from allennlp.models import Model  # noqa: E402
 from allennlp.models.archival import load_archive  # noqa: E402
 

@@ -5,7 +5,12 @@ import sys
 
 from allennlp.commands.subcommand import Subcommand
 
-from elmo_tasks.tasks.srl.metric import EXCLUDED_LABELS, metric_line, precision_recall_f1, score_props
+from elmo_tasks.tasks.srl.metric import (
+    EXCLUDED_LABELS,
+    metric_line,
+    precision_recall_f1,
+    score_props,
+)
 from elmo_tasks.tasks.srl.props import read_props
 
 DESCRIPTION = """Score PREDICTED_PROPS against GOLD_PROPS (both in the CoNLL-2005 props format, plain or

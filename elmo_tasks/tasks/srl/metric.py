@@ -21,7 +21,12 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from allennlp.training.metrics.metric import Metric
 
-from elmo_tasks.tasks.srl.props import Argument, PropsSentence, arguments_of, bio_to_start_end
+from elmo_tasks.tasks.srl.props import (
+    Argument,
+    PropsSentence,
+    arguments_of,
+    bio_to_start_end,
+)
 
 logger = logging.getLogger(__name__)
 

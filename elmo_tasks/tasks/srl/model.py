@@ -21,8 +21,12 @@ from allennlp.models.model import Model
 from allennlp.modules import Seq2SeqEncoder, TextFieldEmbedder, TimeDistributed
 from allennlp.modules.conditional_random_field import allowed_transitions
 from allennlp.nn import InitializerApplicator, RegularizerApplicator
-from allennlp.nn.util import get_lengths_from_binary_sequence_mask, get_text_field_mask, viterbi_decode
-from allennlp.nn.util import sequence_cross_entropy_with_logits
+from allennlp.nn.util import (
+    get_lengths_from_binary_sequence_mask,
+    get_text_field_mask,
+    sequence_cross_entropy_with_logits,
+    viterbi_decode,
+)
 
 from elmo_tasks.tasks.srl.metric import SrlEvalMetric
 from elmo_tasks.tasks.srl.props import bio_to_start_end

@@ -12,7 +12,7 @@ model's decoder read spans the same way the official srl-eval.pl does.
 """
 import re
 from dataclasses import dataclass, field
-from typing import Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Iterator, List, Sequence, TextIO, Tuple
 
 OUTSIDE = "O"
 _OPEN = re.compile(r"\(((?:\\\*|[^*(])+)")

@@ -33,7 +33,13 @@ from allennlp.data.fields import MetadataField, SequenceLabelField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 from allennlp.data.tokenizers import Token
 
-from elmo_tasks.tasks.srl.props import PropsFormatError, PropsSentence, parse_start_end, read_props, start_end_to_bio
+from elmo_tasks.tasks.srl.props import (
+    PropsFormatError,
+    PropsSentence,
+    parse_start_end,
+    read_props,
+    start_end_to_bio,
+)
 
 logger = logging.getLogger(__name__)
 

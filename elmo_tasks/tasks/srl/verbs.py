@@ -43,9 +43,8 @@ def guess_verbs(words: List[str]) -> List[int]:
         lower = word.lower()
         if lower in _AUXILIARIES or lower in _NOT_VERBS or not lower.isalpha():
             continue
-        after_determiner = index > 0 and words[index - 1].lower() in _DETERMINERS
-        if lower in _VERB_FORMS and not after_determiner:
-            found.append(index)
-        elif len(lower) > 4 and lower.endswith(("ed", "ing")) and not after_determiner:
+        if index > 0 and words[index - 1].lower() in _DETERMINERS:
+            continue
+        if lower in _VERB_FORMS or (len(lower) > 4 and lower.endswith(("ed", "ing"))):
             found.append(index)
     return found

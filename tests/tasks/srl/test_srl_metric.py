@@ -12,7 +12,12 @@ import subprocess
 
 import pytest
 
-from elmo_tasks.tasks.srl.metric import SrlCounts, SrlEvalMetric, metric_line, score_props
+from elmo_tasks.tasks.srl.metric import (
+    SrlCounts,
+    SrlEvalMetric,
+    metric_line,
+    score_props,
+)
 from elmo_tasks.tasks.srl.props import (
     PropsFormatError,
     arguments_of,

@@ -7,7 +7,10 @@ import torch
 from allennlp.common import Params
 from allennlp.common.testing import ModelTestCase
 from allennlp.data import Batch, Instance, Vocabulary
-from allennlp.data.token_indexers import ELMoTokenCharactersIndexer, SingleIdTokenIndexer
+from allennlp.data.token_indexers import (
+    ELMoTokenCharactersIndexer,
+    SingleIdTokenIndexer,
+)
 from allennlp.models import Model
 
 from elmo_tasks.modules import find_elmo_embedder

@@ -3,7 +3,12 @@ import gzip
 
 import pytest
 
-from elmo_tasks.tasks.srl.reader import SrlConllReader, SrlFormatError, read_srl_sentences, split_path
+from elmo_tasks.tasks.srl.reader import (
+    SrlConllReader,
+    SrlFormatError,
+    read_srl_sentences,
+    split_path,
+)
 from tests.conftest import FIXTURES_ROOT, SHARED, needs_shared
 
 SRL = FIXTURES_ROOT / "srl"
@@ -19,7 +24,7 @@ def test_conll2005_instances_one_per_predicate_with_bio_tags():
     assert farmer[0]["tags"].labels == ["B-A0", "I-A0", "B-R-A0", "B-V", "B-A1", "I-A1", "O", "O", "O"]
     assert farmer[0]["predicate_indicator"].labels == [0, 0, 0, 1, 0, 0, 0, 0, 0]
     assert farmer[0]["metadata"]["target"] == "plant"
-    said = [i for i in instances if i["metadata"]["target"] == "say"][0]
+    said = next(i for i in instances if i["metadata"]["target"] == "say")
     assert said["tags"].labels[6:10] == ["B-C-A1", "I-C-A1", "I-C-A1", "I-C-A1"]
 
 

@@ -18,7 +18,7 @@ TEST = str(SRL / "conll2005_test.txt")
 def archive(request, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp(request.param) / "run"
     run_allennlp("train", f"experiments/{request.param}.jsonnet", "-s", str(out),
-                 "-o", json.dumps({"trainer": {"num_epochs": 2}}))
+                 "-o", json.dumps({"trainer.num_epochs": 2}))
     metrics = json.loads((out / "metrics.json").read_text())
     assert "best_validation_f1-measure-overall" in metrics
     config = json.loads((out / "config.json").read_text())

@@ -28,8 +28,9 @@ class TestSrlConfigs(ModelTestCase):
         monkeypatch.chdir(ROOT)
         self.set_up_model(str(ROOT / "experiments" / f"{variant}.jsonnet"), TRAIN)
         # Without shuffling and padding noise, the original and the loaded model see the same batch.
-        overrides = {"trainer": {"num_epochs": 2},
-                     "data_loader": {"batch_sampler": {"type": "bucket", "batch_size": 8, "shuffle": False, "padding_noise": 0.0}}}
+        # (Dotted keys: a nested override object would replace the config's whole object.)
+        overrides = {"trainer.num_epochs": 2, "data_loader.batch_sampler.shuffle": False,
+                     "data_loader.batch_sampler.padding_noise": 0.0}
         self.ensure_model_can_train_save_and_load(self.param_file, overrides=json.dumps(overrides))
 
 

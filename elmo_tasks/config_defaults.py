@@ -19,6 +19,8 @@ DEFAULTS: Dict[str, str] = {
     "ELMO_OPTIONS": SMALL_OPTIONS_REFERENCE,
     "ELMO_WEIGHTS": SMALL_WEIGHT_REFERENCE,
     "ELMO_TASKS_SEED": "13370",
+    # experiments/srl.libsonnet: which SRL benchmark, conll2005 or conll2012
+    "ELMO_TASKS_SRL_DATASET": "conll2005",
     # experiments/bilm_small_continue.jsonnet: the shuffled corpus and the biLM it starts from
     "BILM_CORPUS": "runs/bilm_corpus",
     "BILM_START": str(SMALL_BILM_DIR),

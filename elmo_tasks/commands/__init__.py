@@ -1,5 +1,2 @@
-"""AllenNLP commands: `allennlp elmo-embed`, `allennlp bilm-probe`."""
-from elmo_tasks.commands.bilm_probe import BilmProbe
-from elmo_tasks.commands.elmo_embed import ElmoEmbed
-
-__all__ = ["BilmProbe", "ElmoEmbed"]
+"""Every `allennlp` subcommand of elmo-tasks, one module each (importing registers them)."""
+from elmo_tasks.commands import bilm_probe, elmo_embed, srl_props, srl_score  # noqa: F401

@@ -8,7 +8,7 @@ the others with :func:`elmo_at_output` (once, in ``__init__``) and
 """
 import logging
 import math
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import torch
 from allennlp.common.checks import ConfigurationError
@@ -86,6 +86,8 @@ class ElmoTokenEmbedder(TokenEmbedder):
         use_cache = cache_size_mb > 0 and not requires_grad and not stateful
         self.cache = LayerCache(cache_size_mb) if use_cache else None
         self._last_pass: Optional[List[torch.Tensor]] = None
+        # Sentences the biLM has encoded through the cache (a count for tests and benchmarks).
+        self.sentences_run = 0
 
     def get_output_dim(self) -> int:
         return self.bilm.output_dim
@@ -132,18 +134,25 @@ class ElmoTokenEmbedder(TokenEmbedder):
         lengths = mask.sum(dim=1).tolist()
         keys = self.cache.keys(char_ids, lengths)
         found = [self.cache.get(key) for key in keys]
-        missing = [row for row, value in enumerate(found) if value is None]
+        # Rows with the same sentence (e.g. one per SRL predicate) share one biLM pass.
+        missing: Dict[bytes, List[int]] = {}
+        for row, value in enumerate(found):
+            if value is None:
+                missing.setdefault(keys[row], []).append(row)
         if missing:
-            index = torch.tensor(missing, device=char_ids.device)
-            rows = char_ids.index_select(0, index)
-            longest = max(lengths[row] for row in missing)
+            first_rows = [rows[0] for rows in missing.values()]
+            index = torch.tensor(first_rows, device=char_ids.device)
+            unique = char_ids.index_select(0, index)
+            longest = max(lengths[row] for row in first_rows)
             with torch.no_grad():
-                output = self.bilm(rows[:, :longest])
+                output = self.bilm(unique[:, :longest])
+            self.sentences_run += len(first_rows)
             stacked = torch.stack(output.layers)  # (layers, rows, tokens, dim)
-            for slot, row in enumerate(missing):
-                value = stacked[:, slot, : lengths[row]]
-                found[row] = value
-                self.cache.put(keys[row], value.clone())
+            for slot, (key, rows) in enumerate(missing.items()):
+                value = stacked[:, slot, : lengths[rows[0]]]
+                for row in rows:
+                    found[row] = value
+                self.cache.put(key, value.clone())
         num_layers, dim = self.bilm.num_layers, self.bilm.output_dim
         batch, tokens = mask.shape
         out = char_ids.new_zeros((num_layers, batch, tokens, dim), dtype=torch.float32)

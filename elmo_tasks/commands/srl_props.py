@@ -1,0 +1,79 @@
+"""``allennlp srl-props``: a trained SRL model's predictions for a CoNLL file, in the props
+format that the official scorer srl-eval.pl reads, plus the project's srl-eval score."""
+import argparse
+import sys
+import time
+
+from allennlp.commands.subcommand import Subcommand
+from allennlp.common.tqdm import Tqdm
+from allennlp.models.archival import load_archive
+
+from elmo_tasks.tasks.srl.metric import SrlCounts, metric_line
+from elmo_tasks.tasks.srl.props import write_props
+from elmo_tasks.tasks.srl.reader import FORMATS, read_srl_sentences
+from elmo_tasks.tasks.srl.sentence_prediction import predict_sentences
+
+DESCRIPTION = """Write the predicted props of every sentence of INPUT (a CoNLL-2005 file or release
+folder, or a CoNLL-2012 *_gold_conll file) to OUTPUT, in input order: the first column copied from
+the input, then one bracketed column per predicate. Score them with `srl-eval.pl GOLD_PROPS OUTPUT`;
+the last line printed is the project's own score of the same predictions:
+'precision P recall R f1 F' (fractions)."""
+
+
+@Subcommand.register("srl-props")
+class SrlProps(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        sub = parser.add_parser(self.name, description=DESCRIPTION, help="Predict SRL props for a CoNLL file.")
+        sub.add_argument("archive_file", help="model.tar.gz of an srl_elmo model")
+        sub.add_argument("input_file", help="CoNLL-2005 file or folder, or CoNLL-2012 *_gold_conll (suffixes "
+                         "such as '#holdout' work as in training)")
+        sub.add_argument("output_file", help="where to write the predicted props")
+        sub.add_argument("--gold-output", help="also write the input's gold props here (the file srl-eval.pl "
+                         "needs for CoNLL-2012 input)")
+        sub.add_argument("--data-format", choices=sorted(FORMATS), help="format of INPUT (default: the one the "
+                         "model was trained on)")
+        sub.add_argument("--batch-size", type=int, default=64, help="predicates per batch (default 64)")
+        sub.add_argument("--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU (default)")
+        sub.set_defaults(func=_run)
+        return sub
+
+
+def _run(args: argparse.Namespace) -> None:
+    if args.batch_size < 1:
+        _fail("--batch-size must be at least 1")
+    started = time.time()
+    archive = load_archive(args.archive_file, cuda_device=args.cuda_device)
+    model = archive.model
+    model.eval()
+    reader = archive.validation_dataset_reader
+    data_format = args.data_format or getattr(reader, "data_format", None)
+    if data_format not in FORMATS:
+        _fail(f"cannot tell the input format from the archive; pass --data-format ({', '.join(FORMATS)})")
+    counts = SrlCounts()
+    sentences = predicates = 0
+    gold_handle = open(args.gold_output, "w", encoding="utf-8") if args.gold_output else None
+    try:
+        with open(args.output_file, "w", encoding="utf-8") as output:
+            stream = read_srl_sentences(args.input_file, data_format)
+            for sentence, predicted in Tqdm.tqdm(predict_sentences(model, reader, stream, args.batch_size),
+                                                 desc="srl-props", unit=" sentences"):
+                write_props(output, predicted.targets, predicted.columns)
+                if gold_handle is not None:
+                    write_props(gold_handle, sentence.props.targets, sentence.props.columns)
+                counts.add_sentence(sentence.props, predicted, sentence.where)
+                sentences += 1
+                predicates += len(predicted.columns)
+    except (ValueError, OSError) as error:
+        _fail(str(error))
+    finally:
+        if gold_handle is not None:
+            gold_handle.close()
+    gold_note = f" and the gold props to {args.gold_output}" if args.gold_output else ""
+    print(f"srl-props: wrote {sentences} sentences ({predicates} predicates) to {args.output_file}{gold_note} "
+          f"in {time.time() - started:.1f} s", file=sys.stderr)
+    print(metric_line(counts))
+
+
+def _fail(message: str) -> None:
+    print(f"srl-props: error: {message}", file=sys.stderr)
+    sys.exit(2)

@@ -1,0 +1,208 @@
+"""He et al. (2017)'s deep highway BiLSTM tagger for SRL, with ELMo at the input as configuration.
+
+Per predicate: word vectors (and, for "+ ELMo", the ELMo vector of each word) concatenated with
+an embedding of the binary predicate indicator, a stack of LSTMs whose directions alternate from
+layer to layer with highway connections and recurrent dropout (AllenNLP's
+``StackedAlternatingLstm``, ``alternating_lstm`` in configs), a per-token softmax over BIO tags
+trained with cross-entropy, and at prediction time Viterbi decoding constrained to valid BIO
+sequences (``I-X`` only after ``B-X`` or ``I-X``).
+
+ELMo sees the sentence only, not the predicate, so all predicates of one sentence share one
+biLM pass: ``fast_elmo``'s layer cache runs the biLM once per distinct sentence (also within a
+batch) when the biLM is frozen.
+"""
+from typing import Any, Dict, List, Optional
+
+import torch
+from allennlp.common import Lazy
+from allennlp.common.checks import ConfigurationError
+from allennlp.data import TextFieldTensors, Vocabulary
+from allennlp.models.model import Model
+from allennlp.modules import Seq2SeqEncoder, TextFieldEmbedder, TimeDistributed
+from allennlp.modules.conditional_random_field import allowed_transitions
+from allennlp.nn import InitializerApplicator, RegularizerApplicator
+from allennlp.nn.util import (
+    get_lengths_from_binary_sequence_mask,
+    get_text_field_mask,
+    sequence_cross_entropy_with_logits,
+    viterbi_decode,
+)
+
+from elmo_tasks.tasks.srl.metric import SrlEvalMetric
+from elmo_tasks.tasks.srl.props import bio_to_start_end
+from elmo_tasks.tasks.srl.reader import ROLE_NAMESPACE
+
+
+@Model.register("srl_elmo", constructor="from_partial_objects")
+class SrlElmo(Model):
+    """BIO tagger for the arguments of one predicate.
+
+    # Parameters
+    text_field_embedder : word vectors and (optionally) ``fast_elmo``, concatenated.
+    encoder : the deep BiLSTM (``alternating_lstm``: 8 layers of 300 units in the paper). From a
+        config it is given without ``input_size``: that is the embedder's width plus
+        ``predicate_embedding_dim``.
+    predicate_embedding_dim : width of the learned embedding of the 0/1 predicate indicator.
+    embedding_dropout : dropout on the concatenated input.
+    label_namespace : vocabulary namespace of the BIO tags (``srl_roles``, a namespace with an
+        unknown-tag entry, so a rare role seen only in dev or test does not stop evaluation; the
+        metric scores the gold props themselves, and constrained decoding never predicts the
+        padding or unknown entries).
+
+    Outputs: ``logits``, ``class_probabilities``, ``mask`` and, from ``make_output_human_readable``,
+    ``tags`` (constrained Viterbi path as tag strings), ``props`` (the same as a props column) and
+    ``description`` (``[ARG0: The cat] [V: chased] ...``).
+    """
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        text_field_embedder: TextFieldEmbedder,
+        encoder: Seq2SeqEncoder,
+        predicate_embedding_dim: int = 100,
+        embedding_dropout: float = 0.0,
+        label_namespace: str = ROLE_NAMESPACE,
+        initializer: InitializerApplicator = InitializerApplicator(),
+        regularizer: Optional[RegularizerApplicator] = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(vocab, regularizer, **kwargs)
+        expected = text_field_embedder.get_output_dim() + predicate_embedding_dim
+        if encoder.get_input_dim() != expected:
+            raise ConfigurationError(
+                f"srl_elmo: the encoder takes {encoder.get_input_dim()}-d input but the embedder ({text_field_embedder.get_output_dim()}) "
+                f"plus the predicate embedding ({predicate_embedding_dim}) give {expected}; leave input_size out of the "
+                "encoder config (it is derived) or fix it"
+            )
+        self.text_field_embedder = text_field_embedder
+        self.predicate_embedding = torch.nn.Embedding(2, predicate_embedding_dim)
+        self.encoder = encoder
+        self.embedding_dropout = torch.nn.Dropout(embedding_dropout)
+        self.label_namespace = label_namespace
+        labels = vocab.get_index_to_token_vocabulary(label_namespace)
+        if not labels:
+            raise ConfigurationError(f"srl_elmo: the vocabulary has no tags in namespace '{label_namespace}'")
+        self.num_tags = len(labels)
+        self.tag_projection = TimeDistributed(torch.nn.Linear(encoder.get_output_dim(), self.num_tags))
+        transitions, start = self.bio_constraints(labels)
+        self.register_buffer("_transitions", transitions, persistent=False)
+        self.register_buffer("_start_transitions", start, persistent=False)
+        self.srl_eval = SrlEvalMetric()
+        initializer(self)
+
+    @classmethod
+    def from_partial_objects(
+        cls,
+        vocab: Vocabulary,
+        text_field_embedder: TextFieldEmbedder,
+        encoder: Lazy[Seq2SeqEncoder],
+        predicate_embedding_dim: int = 100,
+        embedding_dropout: float = 0.0,
+        label_namespace: str = ROLE_NAMESPACE,
+        initializer: InitializerApplicator = InitializerApplicator(),
+        regularizer: Optional[RegularizerApplicator] = None,
+        **kwargs: Any,
+    ) -> "SrlElmo":
+        """Build the encoder for the embedder's width plus the predicate embedding."""
+        built = encoder.construct(input_size=text_field_embedder.get_output_dim() + predicate_embedding_dim)
+        return cls(vocab, text_field_embedder, built, predicate_embedding_dim, embedding_dropout,
+                   label_namespace, initializer, regularizer, **kwargs)
+
+    @staticmethod
+    def bio_constraints(labels: Dict[int, str]):
+        """(num_tags x num_tags, num_tags) log-potentials: 0 where BIO allows the transition (or the
+        first tag), -inf where it does not (``I-X`` after anything but ``B-X``/``I-X``)."""
+        num_tags = len(labels)
+        transitions = torch.full((num_tags, num_tags), float("-inf"))
+        start = torch.full((num_tags,), float("-inf"))
+        for previous, following in allowed_transitions("BIO", labels):
+            if previous < num_tags and following < num_tags:
+                transitions[previous, following] = 0.0
+            elif previous == num_tags and following < num_tags:  # the START pseudo-tag
+                start[following] = 0.0
+        return transitions, start
+
+    def forward(  # type: ignore[override]
+        self,
+        tokens: TextFieldTensors,
+        predicate_indicator: torch.LongTensor,
+        tags: Optional[torch.LongTensor] = None,
+        metadata: Optional[List[Dict[str, Any]]] = None,
+    ) -> Dict[str, Any]:
+        mask = get_text_field_mask(tokens)
+        embedded = self.text_field_embedder(tokens)
+        predicate = self.predicate_embedding(predicate_indicator.long())
+        encoder_input = self.embedding_dropout(torch.cat([embedded, predicate], dim=-1))
+        encoded = self.encoder(encoder_input, mask)
+        logits = self.tag_projection(encoded)
+        probabilities = torch.softmax(logits, dim=-1)
+        output: Dict[str, Any] = {"logits": logits, "class_probabilities": probabilities, "mask": mask}
+        if tags is not None:
+            output["loss"] = sequence_cross_entropy_with_logits(logits, tags, mask)
+            if not self.training and metadata is not None and "gold_props" in metadata[0]:
+                paths = self.decode_paths(probabilities, mask)
+                predicted = [[self.vocab.get_token_from_index(t, self.label_namespace) for t in p] for p in paths]
+                self.srl_eval(predicted, [item["gold_props"] for item in metadata])
+        if metadata is not None:
+            output["words"] = [item["words"] for item in metadata]
+            output["predicate_index"] = [item["predicate_index"] for item in metadata]
+        return output
+
+    def decode_paths(self, probabilities: torch.Tensor, mask: torch.Tensor) -> List[List[int]]:
+        """The best valid BIO path of each row (Viterbi over log-probabilities)."""
+        lengths = get_lengths_from_binary_sequence_mask(mask).tolist()
+        log_probabilities = torch.log(probabilities.detach().cpu().clamp_min(1e-30))
+        transitions, start = self._transitions.cpu(), self._start_transitions.cpu()
+        paths = []
+        for row, length in enumerate(lengths):
+            path, _score = viterbi_decode(log_probabilities[row, :length], transitions, allowed_start_transitions=start)
+            paths.append(path)
+        return paths
+
+    def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
+        """Adds ``tags``, ``props`` and (when the words are known) ``description`` per row."""
+        paths = self.decode_paths(output_dict["class_probabilities"], output_dict["mask"])
+        tags = [[self.vocab.get_token_from_index(t, self.label_namespace) for t in path] for path in paths]
+        output_dict["tags"] = tags
+        output_dict["props"] = [bio_to_start_end(row) for row in tags]
+        if "words" in output_dict:
+            output_dict["description"] = [describe(words, row) for words, row in zip(output_dict["words"], tags)]
+        for key in ("logits", "class_probabilities", "mask"):
+            output_dict.pop(key, None)
+        return output_dict
+
+    def get_metrics(self, reset: bool = False) -> Dict[str, float]:
+        """srl-eval precision/recall/F1 (``*-overall`` and per label) over the evaluated batches.
+
+        Only computed outside training (decoding every training batch would slow training down),
+        so training reports only the loss.
+        """
+        if self.training:
+            return {}
+        return self.srl_eval.get_metric(reset=reset)
+
+    default_predictor = "srl"
+
+
+def describe(words: List[str], tags: List[str]) -> str:
+    """``[ARG0: The cat] [V: chased] [ARG1: the mouse] .`` from words and BIO tags."""
+    pieces: List[str] = []
+    current: List[str] = []
+    label = None
+
+    def flush() -> None:
+        if label is not None:
+            pieces.append(f"[{label}: {' '.join(current)}]")
+
+    for word, tag in zip(words, tags):
+        if tag.startswith("I-") and label == tag[2:]:
+            current.append(word)
+            continue
+        flush()
+        if tag == "O":
+            label, current = None, []
+            pieces.append(word)
+        else:
+            label, current = tag[2:], [word]
+    flush()
+    return " ".join(pieces)

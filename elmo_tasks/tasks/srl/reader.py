@@ -1,0 +1,319 @@
+"""Readers for CoNLL-2005 and CoNLL-2012 SRL data: one instance per predicate.
+
+Each instance holds the sentence's ``tokens``, a binary ``predicate_indicator`` (1 on the
+predicate's word), the gold ``tags`` in BIO (``B-A0``, ``I-AM-TMP``, ``B-C-A1``, ``B-R-A0``,
+``B-V``: continuation and reference arguments keep their own labels, as in He et al. 2017) and
+``metadata`` with what is needed to write the prediction back in the props format (the
+sentence's position in the file, the target string of the props' first column, the gold props
+column for exact scoring).
+
+Sentences without a predicate give no instance; they are counted and logged, and
+:func:`read_srl_sentences` (used by ``allennlp srl-props``) still yields them.
+
+Data paths may end in a suffix that selects part of a file, deterministically:
+
+- ``#train`` / ``#holdout``: split by document (CoNLL-2012) or by sentence (CoNLL-2005); an
+  item goes to the holdout side when ``crc32(document id or words) % holdout_modulus == 0``
+  (about one in ten by default). Used to train on CoNLL-2012 dev, whose train split is absent.
+- ``#sample=P``: keep a sentence when ``crc32(words) % 10000 < P * 10000``, e.g.
+  ``train-set.gz#sample=0.01`` for the 1% sample-efficiency runs. All predicates of a kept
+  sentence are kept.
+"""
+import glob
+import gzip
+import logging
+import os
+import zlib
+from dataclasses import dataclass
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+
+from allennlp.common.file_utils import cached_path
+from allennlp.data import DatasetReader, Instance, TokenIndexer
+from allennlp.data.fields import MetadataField, SequenceLabelField, TextField
+from allennlp.data.token_indexers import SingleIdTokenIndexer
+from allennlp.data.tokenizers import Token
+
+from elmo_tasks.tasks.srl.props import (
+    PropsFormatError,
+    PropsSentence,
+    parse_start_end,
+    read_props,
+    start_end_to_bio,
+)
+
+logger = logging.getLogger(__name__)
+
+SPLITS = ("train", "holdout")
+SAMPLE_SCALE = 10000
+# Not "*tags"/"*labels", so the vocabulary gives it an unknown entry for roles unseen in training.
+ROLE_NAMESPACE = "srl_roles"
+
+
+class SrlFormatError(ValueError):
+    """A line of an SRL data file that cannot be read; the message names file, line and problem."""
+
+
+@dataclass
+class SrlSentence:
+    """One sentence with its props: words, target column, one Start-End column per target."""
+
+    words: List[str]
+    props: PropsSentence
+    document: str  # CoNLL-2012 document id; CoNLL-2005: the file name
+    where: str  # "file, line N" of the sentence's first line
+
+
+@dataclass
+class DataSelection:
+    """What part of a file a path suffix asks for."""
+
+    split: Optional[str] = None
+    sample: Optional[float] = None
+
+    def keeps(self, sentence: SrlSentence, by_document: bool, holdout_modulus: int) -> bool:
+        words_key = zlib.crc32(" ".join(sentence.words).encode("utf-8"))
+        if self.sample is not None and words_key % SAMPLE_SCALE >= self.sample * SAMPLE_SCALE:
+            return False
+        if self.split is not None:
+            key = zlib.crc32(sentence.document.encode("utf-8")) if by_document else words_key
+            return (key % holdout_modulus == 0) == (self.split == "holdout")
+        return True
+
+
+def split_path(file_path: str) -> Tuple[str, DataSelection]:
+    """``"dev.gz#train"`` -> ``("dev.gz", DataSelection(split="train"))``; see the module docstring."""
+    path, sep, suffix = str(file_path).rpartition("#")
+    if not sep:
+        return str(file_path), DataSelection()
+    if suffix in SPLITS:
+        return path, DataSelection(split=suffix)
+    if suffix.startswith("sample="):
+        try:
+            fraction = float(suffix[len("sample="):])
+        except ValueError:
+            fraction = -1.0
+        if not 0.0 < fraction <= 1.0:
+            raise ValueError(f"SRL data path {file_path!r}: '#sample=P' needs 0 < P <= 1, e.g. '#sample=0.01'")
+        return path, DataSelection(sample=fraction)
+    raise ValueError(f"SRL data path {file_path!r} ends in '#{suffix}'; the suffixes are '#train', "
+                     "'#holdout' and '#sample=P' (or none for the whole file)")
+
+
+def _open_text(path: str):
+    if path.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, "r", encoding="utf-8")
+
+
+def _blocks(path: str) -> Iterator[Tuple[int, List[Tuple[int, List[str]]]]]:
+    """(first line, [(line number, fields)]) per blank-line separated block of a column file."""
+    rows: List[Tuple[int, List[str]]] = []
+    with _open_text(path) as handle:
+        for line_number, line in enumerate(handle, start=1):
+            fields = line.split()
+            if fields:
+                rows.append((line_number, fields))
+            elif rows:
+                yield rows[0][0], rows
+                rows = []
+    if rows:
+        yield rows[0][0], rows
+
+
+def _props_of(rows: List[List[str]], name: str, first_line: int) -> PropsSentence:
+    targets = [row[0] for row in rows]
+    columns = [[row[k] for row in rows] for k in range(1, len(rows[0]))]
+    props = PropsSentence(targets, columns, first_line)
+    if len(columns) != len(props.predicate_positions):
+        raise SrlFormatError(
+            f"{name}, line {first_line}: the sentence has {len(props.predicate_positions)} target verb(s) "
+            f"but {len(columns)} argument column(s); the props part needs one column per target"
+        )
+    return props
+
+
+def read_conll2005(path: str, props_column: int = 5) -> Iterator[SrlSentence]:
+    """Sentences of a CoNLL-2005 file (``*-set.gz``: words, POS, parse, NE, sense, props) or of a
+    release folder with ``words/`` and ``props/`` per-section files (read in name order).
+
+    ``props_column`` is the index of the props' first (target) column in a single file.
+    """
+    if os.path.isdir(path):
+        yield from _read_conll2005_folder(path)
+        return
+    for first_line, rows in _blocks(path):
+        width = len(rows[0][1])
+        for line_number, fields in rows:
+            if len(fields) != width:
+                raise SrlFormatError(f"{path}, line {line_number}: {len(fields)} columns, but the sentence "
+                                     f"starting at line {first_line} has {width}; is this a CoNLL-2005 file?")
+        if width <= props_column:
+            raise SrlFormatError(f"{path}, line {first_line}: {width} columns, but the props start at column "
+                                 f"{props_column + 1}; pass props_column for files with other columns")
+        props = _props_of([fields[props_column:] for _, fields in rows], path, first_line)
+        yield SrlSentence([fields[0] for _, fields in rows], props, path, f"{path}, line {first_line}")
+
+
+def _read_conll2005_folder(folder: str) -> Iterator[SrlSentence]:
+    words_files = sorted(glob.glob(os.path.join(folder, "words", "*")))
+    props_files = sorted(glob.glob(os.path.join(folder, "props", "*")))
+    if not words_files or len(words_files) != len(props_files):
+        raise SrlFormatError(f"{folder}: expected matching files in words/ and props/ (found {len(words_files)} "
+                             f"and {len(props_files)}); pass a CoNLL-2005 release folder such as devel/ or test.wsj/")
+    for words_file, props_file in zip(words_files, props_files):
+        word_blocks = _blocks(words_file)
+        with _open_text(props_file) as handle:
+            for props in read_props(handle, props_file):
+                block = next(word_blocks, None)
+                if block is None or len(block[1]) != len(props.targets):
+                    found = "no more sentences" if block is None else f"{len(block[1])} words at line {block[0]}"
+                    raise SrlFormatError(f"{props_file}, line {props.line}: {len(props.targets)} words in the props, "
+                                         f"but {words_file} has {found}; the two files must align")
+                yield SrlSentence([fields[0] for _, fields in block[1]], props, props_file,
+                                  f"{props_file}, line {props.line}")
+        if next(word_blocks, None) is not None:
+            raise SrlFormatError(f"{words_file} has more sentences than {props_file}; the two files must align")
+
+
+def read_conll2012(path: str) -> Iterator[SrlSentence]:
+    """Sentences of an OntoNotes ``*_gold_conll`` file.
+
+    Columns: document, part, word number, word, POS, parse, lemma, frameset, sense, speaker, NE,
+    one SRL column per predicate, coreference. The predicate of a column is the word where its
+    ``V`` phrase starts (it may sit inside another phrase: ``(C-ARG2(V*)``); its target string is the lemma column (the word itself where that is ``-``).
+    Columns are ordered by predicate position, as the props format needs.
+    """
+    document = ""
+    for first_line, rows in _blocks(path):
+        content = []
+        for line_number, fields in rows:
+            if fields[0] == "#begin":
+                document = " ".join(fields[2:]).split(";")[0].strip("()")
+            elif fields[0] != "#end":
+                content.append((line_number, fields))
+        if not content:
+            continue
+        first_line = content[0][0]
+        width = len(content[0][1])
+        for line_number, fields in content:
+            if len(fields) != width:
+                raise SrlFormatError(f"{path}, line {line_number}: {len(fields)} columns, but the sentence starting "
+                                     f"at line {first_line} has {width}; is this a *_gold_conll file?")
+        if width < 12:
+            raise SrlFormatError(f"{path}, line {first_line}: {width} columns; *_gold_conll lines have at least 12")
+        words = [fields[3] for _, fields in content]
+        lemmas = [fields[6] for _, fields in content]
+        columns = [[fields[k] for _, fields in content] for k in range(11, width - 1)]
+        where = f"{path}, line {first_line}"
+        by_position: Dict[int, List[str]] = {}
+        for number, column in enumerate(columns, start=1):
+            try:
+                phrases = parse_start_end(column, f"{where}, SRL column {number}")
+            except PropsFormatError as error:
+                raise SrlFormatError(str(error)) from None
+            positions = [phrase.start for phrase in phrases if phrase.label == "V"]
+            if len(positions) != 1:
+                raise SrlFormatError(f"{where}: SRL column {number} has {len(positions)} V phrases; "
+                                     "each SRL column of a *_gold_conll file marks exactly one predicate")
+            if positions[0] in by_position:
+                raise SrlFormatError(f"{where}: two SRL columns share the predicate at word {positions[0] + 1}")
+            by_position[positions[0]] = column
+        targets = ["-"] * len(words)
+        for position in by_position:
+            targets[position] = lemmas[position] if lemmas[position] != "-" else words[position]
+        ordered = [by_position[position] for position in sorted(by_position)]
+        yield SrlSentence(words, PropsSentence(targets, ordered, first_line), document, where)
+
+
+FORMATS = {"conll2005": read_conll2005, "conll2012": read_conll2012}
+
+
+def read_srl_sentences(file_path: str, data_format: str = "conll2005", holdout_modulus: int = 10
+                       ) -> Iterator[SrlSentence]:
+    """Every selected sentence of an SRL file (path suffixes as in the module docstring)."""
+    if data_format not in FORMATS:
+        raise ValueError(f"unknown SRL data format {data_format!r}; use one of {', '.join(FORMATS)}")
+    path, selection = split_path(file_path)
+    local = path if os.path.isdir(path) else cached_path(path)
+    for sentence in FORMATS[data_format](local):
+        if selection.keeps(sentence, data_format == "conll2012", holdout_modulus):
+            yield sentence
+
+
+@DatasetReader.register("srl_conll")
+class SrlConllReader(DatasetReader):
+    """CoNLL-2005 or CoNLL-2012 SRL files -> one instance per predicate.
+
+    # Parameters
+    data_format : ``conll2005`` (``*-set.gz`` files or release folders) or ``conll2012``
+        (``*_gold_conll``).
+    token_indexers : ``{"tokens": single_id}`` for the baseline, plus ``{"elmo": elmo_characters}``.
+    holdout_modulus : 1 / (share of documents or sentences in ``#holdout``).
+    """
+
+    def __init__(
+        self,
+        data_format: str = "conll2005",
+        token_indexers: Optional[Dict[str, TokenIndexer]] = None,
+        holdout_modulus: int = 10,
+        **kwargs,
+    ) -> None:
+        super().__init__(**kwargs)
+        if data_format not in FORMATS:
+            raise ValueError(f"unknown SRL data_format {data_format!r}; use one of {', '.join(FORMATS)}")
+        if holdout_modulus < 2:
+            raise ValueError(f"holdout_modulus must be at least 2, got {holdout_modulus}")
+        self.data_format = data_format
+        self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
+        self.holdout_modulus = holdout_modulus
+
+    def _read(self, file_path: str) -> Iterable[Instance]:
+        sentences = predicates = without_predicate = dropped_embedded = 0
+        for index, sentence in enumerate(read_srl_sentences(file_path, self.data_format, self.holdout_modulus)):
+            sentences += 1
+            positions = sentence.props.predicate_positions
+            if not positions:
+                without_predicate += 1
+                continue
+            for position, column in zip(positions, sentence.props.columns):
+                try:
+                    tags, dropped = start_end_to_bio(column, sentence.where)
+                except PropsFormatError as error:
+                    raise SrlFormatError(str(error)) from None
+                dropped_embedded += dropped
+                predicates += 1
+                yield self.text_to_instance(
+                    sentence.words, position, tags,
+                    {"sentence_index": index, "target": sentence.props.targets[position], "gold_props": column},
+                )
+        logger.info(
+            "SRL %s: %d sentences, %d predicates (instances), %d sentences without a predicate (no instance), "
+            "%d embedded argument phrases left out of the BIO tags", file_path, sentences, predicates,
+            without_predicate, dropped_embedded,
+        )
+
+    def text_to_instance(  # type: ignore[override]
+        self,
+        words: List[str],
+        predicate_index: int,
+        tags: Optional[List[str]] = None,
+        extra_metadata: Optional[Dict] = None,
+    ) -> Instance:
+        if not words:
+            raise SrlFormatError("the sentence has no words")
+        if not 0 <= predicate_index < len(words):
+            raise SrlFormatError(f"predicate index {predicate_index} is outside the sentence of {len(words)} words")
+        text_field = TextField([Token(word) for word in words])
+        indicator = [1 if i == predicate_index else 0 for i in range(len(words))]
+        fields = {
+            "tokens": text_field,
+            "predicate_indicator": SequenceLabelField(indicator, text_field, label_namespace="predicate_indicator_tags"),
+        }
+        if tags is not None:
+            fields["tags"] = SequenceLabelField(tags, text_field, label_namespace=ROLE_NAMESPACE)
+        metadata = {"words": words, "predicate_index": predicate_index, **(extra_metadata or {})}
+        fields["metadata"] = MetadataField(metadata)
+        return Instance(fields)
+
+    def apply_token_indexers(self, instance: Instance) -> None:
+        instance["tokens"].token_indexers = self.token_indexers  # type: ignore[attr-defined]

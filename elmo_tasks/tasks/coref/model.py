@@ -252,8 +252,8 @@ class CorefElmo(Model):
         num_antecedents = min(self.max_antecedents, max_keep)
         offsets = torch.arange(1, num_antecedents + 1, device=top_indices.device)
         antecedent_indices = torch.arange(max_keep, device=top_indices.device).unsqueeze(1) - offsets.unsqueeze(0)
-        antecedent_mask = (antecedent_indices >= 0).unsqueeze(0) & top_mask.unsqueeze(1)  # (batch, kept, K)
-        antecedent_mask = antecedent_mask & top_mask.unsqueeze(2)
+        # An antecedent comes before its span, so it is a real kept span whenever the span is one.
+        antecedent_mask = (antecedent_indices >= 0).unsqueeze(0) & top_mask.unsqueeze(2)  # (batch, kept, K)
         antecedent_indices = antecedent_indices.clamp(min=0).unsqueeze(0).expand(batch, -1, -1)
 
         antecedent_embeddings = util.flattened_index_select(top_embeddings, antecedent_indices[0])

@@ -66,7 +66,7 @@ local reader(use_elmo, max_sentences) = {
           tokens: { type: 'embedding', embedding_dim: if common.full_data then 300 else 16, trainable: true },
           token_characters: {
             type: 'character_encoding',
-            embedding: { embedding_dim: 8 },
+            embedding: { embedding_dim: 8, vocab_namespace: 'token_characters' },
             encoder: {
               type: 'cnn',
               embedding_dim: 8,

@@ -31,6 +31,7 @@ import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
+from torch.utils.checkpoint import checkpoint
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
@@ -64,6 +65,7 @@ class CorefElmo(Model):
     max_antecedents : K, antecedents considered per kept span (250 in the paper).
     lexical_dropout : dropout on the word representations (0.5).
     sentences_per_embedding_batch : sentences embedded together (see the module docstring).
+    pair_chunk_size : spans whose antecedent pairs are scored together (memory, see ``_pair_scores``).
     genres : genre names with an embedding each; any other genre shares one more embedding.
     """
 
@@ -82,6 +84,7 @@ class CorefElmo(Model):
         max_antecedents: int = 250,
         lexical_dropout: float = 0.5,
         sentences_per_embedding_batch: int = 64,
+        pair_chunk_size: int = 64,
         genres: Sequence[str] = ONTONOTES_GENRES,
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs,
@@ -111,6 +114,7 @@ class CorefElmo(Model):
         self.spans_per_word = spans_per_word
         self.max_antecedents = max_antecedents
         self.sentences_per_embedding_batch = sentences_per_embedding_batch
+        self.pair_chunk_size = max(1, pair_chunk_size)
         self.genres = list(genres)
 
         self.endpoint_span_extractor = EndpointSpanExtractor(
@@ -156,6 +160,7 @@ class CorefElmo(Model):
         max_antecedents: int = 250,
         lexical_dropout: float = 0.5,
         sentences_per_embedding_batch: int = 64,
+        pair_chunk_size: int = 64,
         genres: Sequence[str] = ONTONOTES_GENRES,
         initializer: InitializerApplicator = InitializerApplicator(),
         regularizer: Optional[RegularizerApplicator] = None,
@@ -176,6 +181,7 @@ class CorefElmo(Model):
             max_antecedents=max_antecedents,
             lexical_dropout=lexical_dropout,
             sentences_per_embedding_batch=sentences_per_embedding_batch,
+            pair_chunk_size=pair_chunk_size,
             genres=genres,
             initializer=initializer,
             regularizer=regularizer,
@@ -256,11 +262,8 @@ class CorefElmo(Model):
         antecedent_mask = (antecedent_indices >= 0).unsqueeze(0) & top_mask.unsqueeze(2)  # (batch, kept, K)
         antecedent_indices = antecedent_indices.clamp(min=0).unsqueeze(0).expand(batch, -1, -1)
 
-        antecedent_embeddings = util.flattened_index_select(top_embeddings, antecedent_indices[0])
         pair_features = self._pair_features(top_spans, antecedent_indices, offsets, speaker_ids, metadata)
-        span_expanded = top_embeddings.unsqueeze(2).expand_as(antecedent_embeddings)
-        pairs = torch.cat([span_expanded, antecedent_embeddings, span_expanded * antecedent_embeddings, pair_features], -1)
-        pair_scores = self.antecedent_scorer(self.antecedent_feedforward(pairs)).squeeze(-1)
+        pair_scores = self._pair_scores(top_embeddings, antecedent_indices, pair_features)
         antecedent_mention_scores = util.flattened_index_select(top_mention_scores.unsqueeze(-1), antecedent_indices[0]).squeeze(-1)
         scores = pair_scores + top_mention_scores.unsqueeze(-1) + antecedent_mention_scores
         scores = scores.masked_fill(~antecedent_mask, util.min_value_of_dtype(scores.dtype))
@@ -305,6 +308,33 @@ class CorefElmo(Model):
         output["document"] = [[word for sentence in m["sentences"] for word in sentence] for m in metadata]
         output["name"] = [m.get("name", "") for m in metadata]
         return output
+
+    def _pair_scores(self, top_embeddings: torch.Tensor, antecedent_indices: torch.Tensor,
+                     pair_features: torch.Tensor) -> torch.Tensor:
+        """FFNN([g_i, g_j, g_i * g_j, phi(i, j)]) for every span and antecedent, (batch, kept, K).
+
+        The pair tensor is the model's largest (kept x K x ~4,600 floats); it is built for
+        ``pair_chunk_size`` spans at a time and, in training, recomputed in the backward pass
+        (``torch.utils.checkpoint``) instead of kept, so memory stays flat on long documents.
+        """
+        kept = antecedent_indices.size(1)
+        pieces = []
+        for first in range(0, kept, self.pair_chunk_size):
+            last = min(first + self.pair_chunk_size, kept)
+            arguments = (top_embeddings, top_embeddings[:, first:last], antecedent_indices[0, first:last],
+                         pair_features[:, first:last])
+            if torch.is_grad_enabled():
+                pieces.append(checkpoint(self._score_pair_chunk, *arguments, use_reentrant=False))
+            else:
+                pieces.append(self._score_pair_chunk(*arguments))
+        return torch.cat(pieces, dim=1)
+
+    def _score_pair_chunk(self, top_embeddings: torch.Tensor, span_embeddings: torch.Tensor,
+                          antecedent_indices: torch.Tensor, pair_features: torch.Tensor) -> torch.Tensor:
+        antecedent_embeddings = util.flattened_index_select(top_embeddings, antecedent_indices)
+        span_expanded = span_embeddings.unsqueeze(2).expand_as(antecedent_embeddings)
+        pairs = torch.cat([span_expanded, antecedent_embeddings, span_expanded * antecedent_embeddings, pair_features], -1)
+        return self.antecedent_scorer(self.antecedent_feedforward(pairs)).squeeze(-1)
 
     def _pair_features(
         self,

@@ -55,7 +55,9 @@ class CorefPredictor(Predictor):
             )
         words = [token.text for token in self._tokenizer.tokenize(text)]
         genre = json_dict.get("genre", "nw")
-        return self._dataset_reader.text_to_instance(split_sentences(words), genre=str(genre), name="input")
+        instance = self._dataset_reader.text_to_instance(split_sentences(words), genre=str(genre), name="input")
+        self._dataset_reader.apply_token_indexers(instance)
+        return instance
 
     @staticmethod
     def _answer(output: Dict[str, Any]) -> Dict[str, Any]:
@@ -77,6 +79,8 @@ class CorefPredictor(Predictor):
         return self.predict_batch_instance([instance])[0]
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
+        for instance in instances:
+            self._dataset_reader.apply_token_indexers(instance)
         outputs = self._model.forward_on_instances(instances)
         return [
             sanitize({"name": output["name"], "document": output["document"], **self._answer(output)})

@@ -26,7 +26,13 @@ from allennlp.data import DatasetReader
 from allennlp.models.archival import load_archive
 
 from elmo_tasks.commands.coref_score import report, score_files
-from elmo_tasks.tasks.coref.conll import ConllFormatError, coref_cells, open_text, parse_conll_lines, replace_last_column
+from elmo_tasks.tasks.coref.conll import (
+    ConllFormatError,
+    coref_cells,
+    open_text,
+    parse_conll_lines,
+    replace_last_column,
+)
 from elmo_tasks.tasks.coref.metric import ResponseRejected
 
 logger = logging.getLogger(__name__)

@@ -15,9 +15,19 @@ from typing import Dict, List, Optional
 
 from allennlp.commands.subcommand import Subcommand
 
-from elmo_tasks.tasks.coref.conll import ConllDocument, ConllFormatError, read_conll_documents
+from elmo_tasks.tasks.coref.conll import (
+    ConllDocument,
+    ConllFormatError,
+    read_conll_documents,
+)
 from elmo_tasks.tasks.coref.metric import (
-    METRICS, DocumentScores, ResponseRejected, percent_as_printed, score_corpus, scores_as_dict, summary_line,
+    METRICS,
+    DocumentScores,
+    ResponseRejected,
+    percent_as_printed,
+    score_corpus,
+    scores_as_dict,
+    summary_line,
 )
 
 logger = logging.getLogger(__name__)

@@ -130,7 +130,7 @@ class _ClusterBuilder:
     def finish(self, end_line: int) -> None:
         for entity, starts in self.open_starts.items():
             if starts:
-                token, line = starts[-1]
+                _, line = starts[-1]
                 raise ConllFormatError(
                     f"{self.path}, line {line} (document {self.document.name}): the mention of entity "
                     f"{entity} opened here ('({entity}') is never closed before line {end_line}; add "

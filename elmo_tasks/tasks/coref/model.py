@@ -27,19 +27,21 @@ Outputs: ``top_spans`` (batch, kept, 2) inclusive token spans, ``antecedent_indi
 index into ``antecedent_indices`` or -1 for none, ``clusters`` (per document, lists of spans).
 """
 import logging
-import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
-from torch.utils.checkpoint import checkpoint
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models import Model
 from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder
-from allennlp.modules.span_extractors import EndpointSpanExtractor, SelfAttentiveSpanExtractor
+from allennlp.modules.span_extractors import (
+    EndpointSpanExtractor,
+    SelfAttentiveSpanExtractor,
+)
 from allennlp.nn import InitializerApplicator, RegularizerApplicator, util
 from allennlp.training.metrics import Average
+from torch.utils.checkpoint import checkpoint
 
 from elmo_tasks.modules.elmo_token_embedder import find_elmo_embedder
 from elmo_tasks.tasks.coref.metric import ConllCorefScores

@@ -26,10 +26,22 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import torch
 from allennlp.data import DatasetReader, Instance, Token, TokenIndexer
-from allennlp.data.fields import ListField, MetadataField, SequenceLabelField, SpanField, TensorField, TextField
+from allennlp.data.fields import (
+    ListField,
+    MetadataField,
+    SequenceLabelField,
+    SpanField,
+    TensorField,
+    TextField,
+)
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
-from elmo_tasks.tasks.coref.conll import Cluster, ConllDocument, ConllFormatError, read_conll_documents
+from elmo_tasks.tasks.coref.conll import (
+    Cluster,
+    ConllDocument,
+    ConllFormatError,
+    read_conll_documents,
+)
 
 logger = logging.getLogger(__name__)
 

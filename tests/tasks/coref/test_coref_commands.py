@@ -96,7 +96,7 @@ def test_coref_score_on_hand_made_response(tmp_path, capsys):
     b3_f1 = 2 * b3_r / (b3_r + 1)
     ceaf_r, ceaf_p = 4.8 / 5, 4.8 / 6
     ceaf_f1 = 2 * ceaf_r * ceaf_p / (ceaf_r + ceaf_p)
-    trunc = lambda v: int(v * 10000) / 100  # noqa: E731
+    trunc = lambda v: int(v * 10000) / 100
     expected = (f"muc {trunc(muc_f1):.2f} bcub {trunc(b3_f1):.2f} ceafe {trunc(ceaf_f1):.2f} "
                 f"avg {trunc((muc_f1 + b3_f1 + ceaf_f1) / 3):.2f}")
     assert last == expected

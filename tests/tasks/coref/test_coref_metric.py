@@ -5,7 +5,12 @@ Mentions are single tokens here (a = (0, 0), b = (1, 1), ...) so the arithmetic 
 import pytest
 
 from elmo_tasks.tasks.coref.metric import (
-    ConllCorefScores, ResponseRejected, percent_as_printed, score_corpus, score_document, summary_line,
+    ConllCorefScores,
+    ResponseRejected,
+    percent_as_printed,
+    score_corpus,
+    score_document,
+    summary_line,
 )
 
 a, b, c, d, x = (0, 0), (1, 1), (2, 2), (3, 3), (9, 9)

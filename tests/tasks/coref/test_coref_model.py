@@ -6,7 +6,10 @@ import torch
 from allennlp.common import Params
 from allennlp.common.testing import ModelTestCase
 from allennlp.data import Batch, Vocabulary
-from allennlp.data.token_indexers import ELMoTokenCharactersIndexer, SingleIdTokenIndexer
+from allennlp.data.token_indexers import (
+    ELMoTokenCharactersIndexer,
+    SingleIdTokenIndexer,
+)
 from allennlp.models import Model
 
 from elmo_tasks.tasks.coref.model import CorefElmo

@@ -4,9 +4,18 @@ from typing import List
 import pytest
 
 from elmo_tasks.tasks.coref.conll import (
-    ConllFormatError, coref_cells, parse_conll_lines, read_conll_documents, replace_last_column,
+    ConllFormatError,
+    coref_cells,
+    parse_conll_lines,
+    read_conll_documents,
+    replace_last_column,
 )
-from elmo_tasks.tasks.coref.reader import Conll2012CorefReader, candidate_spans, cut_document, in_holdout
+from elmo_tasks.tasks.coref.reader import (
+    Conll2012CorefReader,
+    candidate_spans,
+    cut_document,
+    in_holdout,
+)
 from tests.conftest import FIXTURES_ROOT
 
 TRAIN = str(FIXTURES_ROOT / "coref" / "train.gold_conll")
@@ -100,7 +109,7 @@ def test_instances_label_gold_spans_with_their_cluster():
 
 def test_split_by_document_is_a_partition():
     reader = Conll2012CorefReader(holdout_modulus=3)
-    names = lambda suffix: {i["metadata"].metadata["name"] for i in reader.read(TRAIN + suffix)}  # noqa: E731
+    names = lambda suffix: {i["metadata"].metadata["name"] for i in reader.read(TRAIN + suffix)}
     train, holdout, everything = names("#train"), names("#holdout"), names("")
     assert train and holdout and not train & holdout and train | holdout == everything
     assert all(in_holdout(name[1:name.index(")")], 3) for name in holdout)

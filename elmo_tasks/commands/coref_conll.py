@@ -1,0 +1,113 @@
+"""``allennlp coref-conll ARCHIVE INPUT OUTPUT``: a trained coreference model's clusters in CoNLL-2012 format.
+
+Copies INPUT (a CoNLL-2012 file, plain or .gz) line for line to OUTPUT, replacing the last
+column of every token line with the predicted clusters in bracket notation (``(12``, ``12)``,
+``(12)``, ``(3)|(12``, ``-``), so the official ``scorer.pl all INPUT OUTPUT`` can score it. Then it
+scores OUTPUT against INPUT exactly as ``allennlp coref-score INPUT OUTPUT`` does (reading the
+written file back, so both see the same mentions) and prints ``muc F bcub F ceafe F avg F`` as
+its last line.
+
+Two mentions of one predicted cluster that cross (neither inside the other) cannot be told apart
+in bracket notation; such pairs are counted and reported (the scored numbers are those of the
+file as written).
+"""
+import argparse
+import logging
+import sys
+import time
+from typing import List, Optional, Sequence, Tuple
+
+import torch
+from allennlp.commands.subcommand import Subcommand
+from allennlp.common import Params
+from allennlp.common.checks import ConfigurationError
+from allennlp.common.tqdm import Tqdm
+from allennlp.data import DatasetReader
+from allennlp.models.archival import load_archive
+
+from elmo_tasks.commands.coref_score import report, score_files
+from elmo_tasks.tasks.coref.conll import (
+    ConllFormatError,
+    coref_cells,
+    open_text,
+    parse_conll_lines,
+    replace_last_column,
+)
+from elmo_tasks.tasks.coref.metric import ResponseRejected
+
+logger = logging.getLogger(__name__)
+
+
+def crossing_pairs(clusters: Sequence[Sequence[Tuple[int, int]]]) -> int:
+    """Pairs of mentions in one cluster that overlap without nesting (ambiguous in bracket notation)."""
+    count = 0
+    for cluster in clusters:
+        for i, (s1, e1) in enumerate(cluster):
+            for s2, e2 in cluster[i + 1:]:
+                if s1 < s2 <= e1 < e2 or s2 < s1 <= e2 < e1:
+                    count += 1
+    return count
+
+
+def predict_file(archive_file: str, input_file: str, output_file: str, cuda_device: int = -1,
+                 overrides: str = "") -> Tuple[int, int]:
+    """Writes OUTPUT; returns (documents, crossing same-cluster mention pairs)."""
+    archive = load_archive(archive_file, cuda_device=cuda_device, overrides=overrides)
+    model = archive.model.eval()
+    reader_params = archive.config.get("validation_dataset_reader", None) or archive.config["dataset_reader"]
+    reader_config = reader_params.duplicate().as_dict()
+    reader_config.pop("max_sentences", None)  # whole documents, always
+    reader = DatasetReader.from_params(Params(reader_config))
+    with open_text(input_file) as handle:
+        lines = handle.readlines()
+    documents = list(parse_conll_lines(lines, input_file))
+    crossing = 0
+    output_lines = list(lines)
+    with torch.no_grad():
+        for document in Tqdm.tqdm(documents, desc="coref-conll"):
+            instance = reader.text_to_instance(document.sentences, document.speakers, document.genre, document.name)
+            reader.apply_token_indexers(instance)
+            clusters: List[List[Tuple[int, int]]] = model.forward_on_instance(instance)["clusters"]
+            crossing += crossing_pairs(clusters)
+            for line_number, cell in zip(document.token_lines, coref_cells(document.num_tokens, clusters)):
+                output_lines[line_number - 1] = replace_last_column(lines[line_number - 1], cell)
+    with open(output_file, "w", encoding="utf-8") as handle:
+        handle.writelines(output_lines)
+    return len(documents), crossing
+
+
+@Subcommand.register("coref-conll")
+class CorefConll(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        sub = parser.add_parser(self.name, description=__doc__,
+                                help="Write a coreference model's predictions as a CoNLL-2012 file and score it.")
+        sub.add_argument("archive_file", help="model.tar.gz of a coref_elmo model")
+        sub.add_argument("input_file", help="CoNLL-2012 file to annotate (plain or .gz); also the key for scoring")
+        sub.add_argument("output_file", help="where to write the copy with predicted clusters")
+        sub.add_argument("--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU (default)")
+        sub.add_argument("-o", "--overrides", type=str, default="", help="JSON overrides of the archived config")
+        sub.set_defaults(func=_run)
+        return sub
+
+
+def _run(args: argparse.Namespace) -> None:
+    start = time.monotonic()
+    try:
+        documents, crossing = predict_file(args.archive_file, args.input_file, args.output_file,
+                                           args.cuda_device, args.overrides)
+        scores = score_files(args.input_file, args.output_file)
+    except (ConllFormatError, ResponseRejected, ConfigurationError, OSError) as error:
+        _fail(str(error))
+    lines = report(scores)
+    print("\n".join(lines[:-1]))
+    if crossing:
+        print(f"coref-conll: {crossing} pairs of crossing mentions in one predicted cluster could not be written "
+              "unambiguously; the scores are those of the file as written", file=sys.stderr)
+    print(f"coref-conll: wrote {documents} documents to {args.output_file} in {time.monotonic() - start:.1f} s",
+          file=sys.stderr)
+    print(lines[-1])
+
+
+def _fail(message: Optional[str]) -> None:
+    print(f"coref-conll: error: {message}", file=sys.stderr)
+    sys.exit(2)

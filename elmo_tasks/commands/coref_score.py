@@ -1,0 +1,104 @@
+"""``allennlp coref-score KEY RESPONSE``: CoNLL-2012 coreference scores of a response file.
+
+Scores MUC, B-cubed and CEAF-phi4 with the semantics of the official scorer.pl v8.01
+(elmo_tasks/tasks/coref/metric.py) over every document of KEY (a document missing from RESPONSE
+counts as having no mentions, as in the scorer). Prints recall, precision and F1 per metric as
+the scorer does (percent truncated to two decimals), and as its last line
+``muc F bcub F ceafe F avg F``.
+"""
+import argparse
+import json
+import logging
+import sys
+import time
+from typing import Dict, List, Optional
+
+from allennlp.commands.subcommand import Subcommand
+
+from elmo_tasks.tasks.coref.conll import (
+    ConllDocument,
+    ConllFormatError,
+    read_conll_documents,
+)
+from elmo_tasks.tasks.coref.metric import (
+    METRICS,
+    DocumentScores,
+    ResponseRejected,
+    percent_as_printed,
+    score_corpus,
+    scores_as_dict,
+    summary_line,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def _by_name(path: str, role: str) -> Dict[str, ConllDocument]:
+    documents: Dict[str, ConllDocument] = {}
+    for document in read_conll_documents(path, min_columns=1):
+        if document.name in documents:
+            logger.warning("%s file %s has document %s twice; the later one is used, as scorer.pl does",
+                           role, path, document.name)
+        documents[document.name] = document
+    return documents
+
+
+def score_files(key_path: str, response_path: str) -> DocumentScores:
+    """The summed scores of RESPONSE against KEY, document by document (matched by name)."""
+    key = _by_name(key_path, "key")
+    response = _by_name(response_path, "response")
+    missing = [name for name in key if name not in response]
+    if missing:
+        logger.warning("%d key documents are missing from %s and count as empty responses (first: %s)",
+                       len(missing), response_path, missing[0])
+    return score_corpus(
+        (document.clusters, response[name].clusters if name in response else []) for name, document in key.items()
+    )
+
+
+def report(scores: DocumentScores) -> List[str]:
+    """Lines like the scorer's totals, then the summary line."""
+    lines = []
+    for name, title in (("mentions", "mentions"),) + tuple((m, m) for m in METRICS):
+        counts = getattr(scores, name)
+        lines.append(
+            f"{title:<9} Recall: ({counts.recall_num:g} / {counts.recall_den:g}) {percent_as_printed(counts.recall):.2f}%"
+            f"\tPrecision: ({counts.precision_num:g} / {counts.precision_den:g}) "
+            f"{percent_as_printed(counts.precision):.2f}%\tF1: {percent_as_printed(counts.f1):.2f}%"
+        )
+    lines.append(summary_line(scores))
+    return lines
+
+
+@Subcommand.register("coref-score")
+class CorefScore(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        sub = parser.add_parser(
+            self.name, description=__doc__, help="Score a CoNLL-2012 coreference response against a key file.",
+        )
+        sub.add_argument("key_file", help="the gold CoNLL-2012 file (plain or .gz)")
+        sub.add_argument("response_file", help="the system's CoNLL-2012 file: same documents, clusters in the last column")
+        sub.add_argument("--output-file", help="also write the scores (percent, unrounded) as json here")
+        sub.set_defaults(func=_run)
+        return sub
+
+
+def _run(args: argparse.Namespace) -> None:
+    start = time.monotonic()
+    try:
+        scores = score_files(args.key_file, args.response_file)
+    except (ConllFormatError, ResponseRejected, OSError) as error:
+        _fail(str(error))
+    if args.output_file:
+        with open(args.output_file, "w", encoding="utf-8") as handle:
+            json.dump(scores_as_dict(scores), handle, indent=2)
+    lines = report(scores)
+    print("\n".join(lines[:-1]))
+    print(f"coref-score: scored {args.response_file} against {args.key_file} in {time.monotonic() - start:.1f} s",
+          file=sys.stderr)
+    print(lines[-1])
+
+
+def _fail(message: Optional[str]) -> None:
+    print(f"coref-score: error: {message}", file=sys.stderr)
+    sys.exit(2)

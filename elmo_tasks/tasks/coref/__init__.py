@@ -1,0 +1,5 @@
+"""Coreference (Lee et al. 2017): the CoNLL-2012 reader, the span-ranking model, the scorer-exact metric, the predictor."""
+from elmo_tasks.tasks.coref.metric import ConllCorefScores  # noqa: F401
+from elmo_tasks.tasks.coref.model import CorefElmo  # noqa: F401
+from elmo_tasks.tasks.coref.predictor import CorefPredictor  # noqa: F401
+from elmo_tasks.tasks.coref.reader import Conll2012CorefReader  # noqa: F401

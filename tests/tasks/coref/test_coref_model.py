@@ -1,0 +1,146 @@
+"""coref_elmo: train/save/load on the fixture configs, learning a document, chunked ELMo, clusters."""
+import json
+
+import pytest
+import torch
+from allennlp.common import Params
+from allennlp.common.testing import ModelTestCase
+from allennlp.data import Batch, Vocabulary
+from allennlp.data.token_indexers import (
+    ELMoTokenCharactersIndexer,
+    SingleIdTokenIndexer,
+)
+from allennlp.models import Model
+
+from elmo_tasks.tasks.coref.model import CorefElmo
+from elmo_tasks.tasks.coref.reader import Conll2012CorefReader
+from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, ROOT, WEIGHT_FILE
+
+TRAIN = str(FIXTURES_ROOT / "coref" / "train.gold_conll")
+SHORT = json.dumps({"trainer.num_epochs": 1})
+
+
+class TestCorefConfigs(ModelTestCase):
+    @pytest.mark.parametrize("variant", ["baseline", "elmo"])
+    def test_fixture_config_trains_saves_and_loads(self, variant, monkeypatch):
+        monkeypatch.chdir(ROOT)
+        self.ensure_model_can_train_save_and_load(
+            str(ROOT / "experiments" / f"coref_{variant}.jsonnet"), overrides=SHORT,
+        )
+
+
+def _instances(elmo: bool, max_span_width: int = 4):
+    indexers = {"tokens": SingleIdTokenIndexer()}
+    if elmo:
+        indexers["elmo"] = ELMoTokenCharactersIndexer()
+    reader = Conll2012CorefReader(token_indexers=indexers, max_span_width=max_span_width)
+    instances = list(reader.read(TRAIN))
+    for instance in instances:
+        reader.apply_token_indexers(instance)
+    return instances
+
+
+def _model(vocab: Vocabulary, elmo: bool, **overrides) -> CorefElmo:
+    embedders = {"tokens": {"type": "embedding", "embedding_dim": 16}}
+    if elmo:
+        embedders["elmo"] = {"type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "dropout": 0.0}
+    config = {
+        "type": "coref_elmo",
+        "text_field_embedder": {"token_embedders": embedders},
+        "context_layer": {"type": "lstm", "hidden_size": 16, "bidirectional": True},
+        "mention_feedforward": {"num_layers": 1, "hidden_dims": 16, "activations": "relu"},
+        "antecedent_feedforward": {"num_layers": 1, "hidden_dims": 16, "activations": "relu"},
+        "feature_size": 8, "max_span_width": 4, "lexical_dropout": 0.0, "max_antecedents": 20,
+        **overrides,
+    }
+    return Model.from_params(vocab=vocab, params=Params(config))
+
+
+def _tensors(instances, vocab):
+    batch = Batch(instances)
+    batch.index_instances(vocab)
+    return batch.as_tensor_dict()
+
+
+@pytest.mark.slow  # about 12 s of CPU, 40 s on a loaded machine
+def test_learns_the_clusters_of_a_document():
+    """Trained on one document, the model finds some of its gold clusters (chance gives about 0 F1).
+
+    All spans per word are kept here: with lambda = 0.4 a freshly initialised model keeps almost
+    no gold mention of so short a document, and pruned spans get no gradient (as in Lee et al.).
+    """
+    torch.manual_seed(0)
+    instances = _instances(elmo=False)[:1]
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=False, spans_per_word=1.0)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.003)
+    tensors = _tensors(instances, vocab)
+    losses = []
+    for _ in range(220):
+        optimizer.zero_grad()
+        loss = model(**tensors)["loss"]
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    model.get_metrics(reset=True)
+    model.eval()
+    with torch.no_grad():
+        model(**tensors)
+    metrics = model.get_metrics(reset=True)
+    assert losses[-1] < 0.01 * losses[0]
+    assert metrics["muc_precision"] == 1.0 and metrics["coref_f1"] > 0.3
+
+
+def test_sentences_embedded_in_chunks_equal_one_pass():
+    instances = _instances(elmo=True)[:1]
+    vocab = Vocabulary.from_instances(instances)
+    torch.manual_seed(1)
+    whole = _model(vocab, elmo=True, sentences_per_embedding_batch=64).eval()
+    chunked = _model(vocab, elmo=True, sentences_per_embedding_batch=2).eval()
+    chunked.load_state_dict(whole.state_dict())
+    tensors = _tensors(instances, vocab)
+    with torch.no_grad():
+        embedded_whole = whole._embed_sentences(tensors["text"])
+        embedded_chunked = chunked._embed_sentences(tensors["text"])
+    assert embedded_whole.shape[1] == 5
+    assert torch.allclose(embedded_whole, embedded_chunked, atol=1e-6)
+
+
+def test_outputs_pruning_antecedents_and_readable_clusters():
+    instances = _instances(elmo=False)[:2]
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=False, max_antecedents=3).eval()
+    with torch.no_grad():
+        output = model(**_tensors(instances, vocab))
+    lengths = [sum(len(s) for s in i["metadata"].metadata["sentences"]) for i in instances]
+    kept = [int(torch.tensor(0.4 * n).ceil()) for n in lengths]
+    assert output["top_spans"].shape[:2] == (2, max(kept))
+    assert output["antecedent_indices"].shape[2] == 3
+    # the spans kept for each document are in document order
+    for b, k in enumerate(kept):
+        starts = output["top_spans"][b, :k].tolist()
+        assert starts == sorted(starts)
+    readable = model.make_output_human_readable(output)
+    for tokens, clusters, strings in zip(readable["document"], readable["clusters"], readable["cluster_strings"]):
+        assert [[" ".join(tokens[s:e + 1]) for s, e in c] for c in clusters] == strings
+    metrics = model.get_metrics(reset=True)
+    assert metrics["kept_spans_per_doc"] == pytest.approx(sum(kept) / 2)
+    assert metrics["antecedent_pairs_per_doc"] == pytest.approx(sum(sum(min(i, 3) for i in range(k)) for k in kept) / 2)
+
+
+def test_clusters_follow_antecedent_links():
+    spans = torch.tensor([[0, 0], [2, 3], [5, 5], [7, 8]])
+    antecedents = torch.tensor([[0, 0], [0, 0], [1, 0], [2, 1]])  # offsets 1 and 2 back
+    predicted = torch.tensor([-1, -1, 1, 0])  # span 2 -> span 0; span 3 -> span 2
+    assert CorefElmo._clusters(spans, antecedents, predicted, keep=4) == [[(0, 0), (5, 5), (7, 8)]]
+
+
+def test_stateful_elmo_is_a_configuration_error():
+    from allennlp.common.checks import ConfigurationError
+
+    instances = _instances(elmo=False)[:1]
+    vocab = Vocabulary.from_instances(instances)
+    embedders = {"elmo": {"type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE,
+                          "stateful": True}}
+    with pytest.raises(ConfigurationError, match="stateless"):
+        _model(vocab, elmo=False, text_field_embedder={"token_embedders": embedders})

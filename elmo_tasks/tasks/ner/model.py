@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Optional
 
 import torch
 from allennlp.common import Lazy
+from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
 from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder, TimeDistributed
@@ -57,7 +58,7 @@ class ElmoCrfTagger(Model):
         # kwargs: what AllenNLP hands every Model (serialization_dir, ddp_accelerator).
         super().__init__(vocab, regularizer, **kwargs)
         if text_field_embedder.get_output_dim() != encoder.get_input_dim():
-            raise ValueError(
+            raise ConfigurationError(
                 f"the text_field_embedder gives {text_field_embedder.get_output_dim()}-d vectors "
                 f"but the encoder expects {encoder.get_input_dim()}-d input: fix the encoder's "
                 "input_size in the config (sum of the token embedders' output dims)"
@@ -71,7 +72,10 @@ class ElmoCrfTagger(Model):
         hidden_dim = feedforward.get_output_dim() if feedforward else encoder.get_output_dim()
         labels = vocab.get_index_to_token_vocabulary(label_namespace)
         if not labels:
-            raise ValueError(f"the vocabulary has no tags in namespace '{label_namespace}'")
+            raise ConfigurationError(
+                f"the vocabulary has no tags in namespace '{label_namespace}': set label_namespace to the "
+                "namespace of the reader's tag field (the conll2003 reader's is 'labels')"
+            )
         self.num_tags = len(labels)
         self.tag_projection = TimeDistributed(torch.nn.Linear(hidden_dim, self.num_tags))
         self.crf = ConditionalRandomField(

@@ -11,6 +11,7 @@ from allennlp.models import Model
 
 from elmo_tasks.tasks.ner import ElmoCrfTagger, NerTaggerPredictor
 from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE
+from tests.tasks.experiment_case import ExperimentModelTestCase, write_tiny_config
 
 TRAIN = str(FIXTURES_ROOT / "ner" / "train.txt")
 DEV = str(FIXTURES_ROOT / "ner" / "dev.txt")
@@ -165,3 +166,31 @@ def test_predictor_rejects_bad_input():
         predictor.predict_json({"text": "no sentence key"})
     with pytest.raises(ValueError, match="no tokens"):
         predictor.predict_json({"sentence": "   "})
+
+
+# Overrides that shrink experiments/ner_*.jsonnet for ModelTestCase: one key per size.
+TINY_NER = {
+    "model.text_field_embedder.token_embedders.tokens.embedding_dim": 8,
+    "model.text_field_embedder.token_embedders.token_characters.encoder.num_filters": 8,
+    "model.encoder.hidden_size": 8,
+    "dataset_reader.max_instances": 16,
+    "trainer.num_epochs": 1,
+    # The vocabulary comes from train alone: validate on the same 16 sentences so every tag is known.
+    "validation_data_path": "fixtures/ner/train.txt",
+}
+
+
+def test_one_override_changes_one_size(tmp_path):
+    """The char CNN's filters alone: the encoder's input (words + filters) follows."""
+    config = write_tiny_config("ner_baseline.jsonnet", TINY_NER, tmp_path)
+    vocab = Vocabulary.from_instances(_instances(_reader(), TRAIN))
+    model = Model.from_params(vocab=vocab, params=Params.from_file(config)["model"])
+    assert model.encoder.get_input_dim() == 8 + 8
+
+
+class TestElmoCrfTaggerModelCase(ExperimentModelTestCase):
+    """AllenNLP's model checks on the real NER configs, shrunk to 8-d layers and 16 sentences."""
+
+    @pytest.mark.parametrize("variant", ["baseline", "elmo"])
+    def test_train_save_load_and_batch_consistency(self, variant):
+        self.check_experiment(f"ner_{variant}.jsonnet", TINY_NER)

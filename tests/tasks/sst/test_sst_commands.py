@@ -64,10 +64,9 @@ def test_predict_gives_class_name_and_probabilities(trained: Path) -> None:
     assert predictions[1]["tokens"] == ["I", "did", "n't", "like", "it", "(", "at", "all", ")", "."]
     names = ["very negative", "negative", "neutral", "positive", "very positive"]
     for prediction in predictions:
-        probs = prediction["class_probabilities"]
-        assert len(probs) == 5 and sum(probs) == pytest.approx(1.0, abs=1e-5)
-        assert prediction["label"] == max(range(5), key=probs.__getitem__)
-        assert prediction["label_name"] == names[prediction["label"]]
+        probs = prediction["label_probs"]
+        assert list(probs) == names and sum(probs.values()) == pytest.approx(1.0, abs=1e-5)
+        assert prediction["label"] == max(probs, key=probs.get)
 
 
 def _config(name: str, data: str) -> dict:

@@ -12,6 +12,7 @@ file up to that record. The input file's name is taken from AllenNLP's predict l
 of ``load_line``, pinned AllenNLP 2.10.1); when the input is stdin or the predictor is used from
 Python, the message gives the record number instead.
 """
+
 import inspect
 import json
 from typing import Callable, Dict, Optional
@@ -102,4 +103,3 @@ def _line_of_record(path: str, record: int) -> Optional[int]:
     except OSError:
         return None
     return None
-

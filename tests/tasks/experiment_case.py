@@ -5,6 +5,7 @@ few size overrides (one key per size: the models derive every dependent width), 
 the configs users run, and that one override changes one size. Data paths become absolute so the
 tests work from any directory.
 """
+
 import json
 import os
 from pathlib import Path

@@ -5,6 +5,7 @@ more token embedder in ``text_field_embedder`` (so it is concatenated with the w
 the character CNN at the input of the lowest BiLSTM), and its mixing-weight penalty is the
 model's ``regularizer``.
 """
+
 from typing import Any, Dict, List, Optional
 
 import torch
@@ -83,9 +84,7 @@ class ElmoCrfTagger(Model):
             constraints=allowed_transitions(label_encoding, labels),
             include_start_end_transitions=include_start_end_transitions,
         )
-        self.span_f1 = SpanBasedF1Measure(
-            vocab, tag_namespace=label_namespace, label_encoding=label_encoding
-        )
+        self.span_f1 = SpanBasedF1Measure(vocab, tag_namespace=label_namespace, label_encoding=label_encoding)
         initializer(self)
 
     @classmethod
@@ -142,9 +141,7 @@ class ElmoCrfTagger(Model):
             return output_dict
         output_dict["iob1_tags"] = [bioul_to_iob1(path) for path in tag_strings]
         if "words" in output_dict:
-            output_dict["entities"] = [
-                entities(words, path) for words, path in zip(output_dict["words"], tag_strings)
-            ]
+            output_dict["entities"] = [entities(words, path) for words, path in zip(output_dict["words"], tag_strings)]
         # Scores are of no use to readers of predictions and make the output large.
         output_dict.pop("logits", None)
         output_dict.pop("mask", None)

@@ -1,4 +1,5 @@
 """``allennlp predict`` for the NER tagger: raw sentences in, tags and entity spans out."""
+
 from typing import Dict, List, Optional
 
 import numpy
@@ -26,9 +27,7 @@ class NerTaggerPredictor(JsonLinesPredictor):
 
     input_keys = {"sentence": "raw text"}
 
-    def __init__(
-        self, model: Model, dataset_reader: DatasetReader, tokenizer: Optional[Tokenizer] = None
-    ) -> None:
+    def __init__(self, model: Model, dataset_reader: DatasetReader, tokenizer: Optional[Tokenizer] = None) -> None:
         super().__init__(model, dataset_reader)
         self._tokenizer = tokenizer or blank_english_tokenizer()
 
@@ -52,9 +51,7 @@ class NerTaggerPredictor(JsonLinesPredictor):
         outputs = self._model.forward_on_instances(instances)
         return [_with_offsets(instance, output) for instance, output in zip(instances, outputs)]
 
-    def predictions_to_labeled_instances(
-        self, instance: Instance, outputs: Dict[str, numpy.ndarray]
-    ) -> List[Instance]:
+    def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, numpy.ndarray]) -> List[Instance]:
         """For interpretation tools: the sentence tagged with the model's predicted (BIOUL) tags."""
         labeled = instance.duplicate()
         namespace = self._model.label_namespace  # type: ignore[attr-defined]

@@ -7,6 +7,7 @@ Viterbi decoding always yields well-formed BIOUL, so ``SpanBasedF1Measure(label_
 counts the same spans as conlleval on the original IOB1 tags (tests/tasks/ner/test_ner_tags.py
 checks the edge cases and, when the shared data is present, every sentence of CoNLL-2003).
 """
+
 from typing import Dict, List, Sequence, Union
 
 from allennlp.data.dataset_readers.dataset_utils.span_utils import (

@@ -7,11 +7,12 @@ another scalar mix of the SAME biLM pass, read with the ELMo embedder's
 composition output before pooling. With ``elmo_at_output=False`` and no ELMo in the embedder
 this is the plain ESIM baseline.
 """
+
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 from allennlp.common import Lazy
-from allennlp.common.checks import ConfigurationError, check_dimensions_match
+from allennlp.common.checks import check_dimensions_match
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models import Model
 from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder
@@ -82,18 +83,33 @@ class EsimElmo(Model):
         self.dropout = torch.nn.Dropout(dropout)
         self._elmo = elmo_at_output_embedder(text_field_embedder, "esim_elmo") if elmo_at_output else None
 
-        check_dimensions_match(text_field_embedder.get_output_dim(), encoder.get_input_dim(),
-                               "text field embedding dim", "encoder input dim")
-        check_dimensions_match(4 * encoder.get_output_dim(), projection_feedforward.get_input_dim(),
-                               "4 * encoder output dim", "projection feedforward input dim")
-        check_dimensions_match(projection_feedforward.get_output_dim(), inference_encoder.get_input_dim(),
-                               "projection feedforward output dim", "inference encoder input dim")
+        check_dimensions_match(
+            text_field_embedder.get_output_dim(),
+            encoder.get_input_dim(),
+            "text field embedding dim",
+            "encoder input dim",
+        )
+        check_dimensions_match(
+            4 * encoder.get_output_dim(),
+            projection_feedforward.get_input_dim(),
+            "4 * encoder output dim",
+            "projection feedforward input dim",
+        )
+        check_dimensions_match(
+            projection_feedforward.get_output_dim(),
+            inference_encoder.get_input_dim(),
+            "projection feedforward output dim",
+            "inference encoder input dim",
+        )
         composed = inference_encoder.get_output_dim()
         if self._elmo is not None:
             composed += self._elmo.get_output_dim()
-        check_dimensions_match(4 * composed, output_feedforward.get_input_dim(),
-                               "4 * (inference encoder output dim [+ ELMo dim])",
-                               "output feedforward input dim")
+        check_dimensions_match(
+            4 * composed,
+            output_feedforward.get_input_dim(),
+            "4 * (inference encoder output dim [+ ELMo dim])",
+            "output feedforward input dim",
+        )
         self.accuracy = CategoricalAccuracy()
         self.loss = torch.nn.CrossEntropyLoss()
         initializer(self)

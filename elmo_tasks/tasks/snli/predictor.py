@@ -4,6 +4,7 @@
 With ``--use-dataset-reader`` the input is an SNLI jsonl file instead, and each output line
 has the tokens (``premise_tokens``, ``hypothesis_tokens``) in place of the raw text.
 """
+
 from typing import Any, Dict, List
 
 import numpy
@@ -58,9 +59,7 @@ class SnliPairPredictor(JsonLinesPredictor):
             for output in outputs
         ]
 
-    def predictions_to_labeled_instances(
-        self, instance: Instance, outputs: Dict[str, numpy.ndarray]
-    ) -> List[Instance]:
+    def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, numpy.ndarray]) -> List[Instance]:
         """For interpretation tools: the pair labelled with the model's predicted label."""
         labeled = instance.duplicate()
         labeled.add_field("label", LabelField(str(outputs["label"])))

@@ -1,4 +1,5 @@
 """The meaning of SST class indices, shared by the reader and the predictor."""
+
 from typing import List
 
 FINE_GRAINED_NAMES: List[str] = ["very negative", "negative", "neutral", "positive", "very positive"]

@@ -5,6 +5,7 @@ For a single sentence the "biattention" is self-attention: the sentence X attend
 ``elmo_at_output`` the integrator's output is concatenated with a second, independent ELMo mix of
 the same biLM pass (Peters et al. 2018, section 3.3) before pooling.
 """
+
 from typing import Any, Dict, List, Optional, Sequence
 
 import torch
@@ -80,16 +81,22 @@ class BiattentiveClassifier(Model):
         self._elmo = elmo_at_output_embedder(text_field_embedder, "biattentive_classifier") if elmo_at_output else None
 
         check_dimensions_match(
-            text_field_embedder.get_output_dim(), pre_encode_feedforward.get_input_dim(),
-            "text field embedder output", "pre_encode_feedforward input",
+            text_field_embedder.get_output_dim(),
+            pre_encode_feedforward.get_input_dim(),
+            "text field embedder output",
+            "pre_encode_feedforward input",
         )
         check_dimensions_match(
-            pre_encode_feedforward.get_output_dim(), encoder.get_input_dim(),
-            "pre_encode_feedforward output", "encoder input",
+            pre_encode_feedforward.get_output_dim(),
+            encoder.get_input_dim(),
+            "pre_encode_feedforward output",
+            "encoder input",
         )
         check_dimensions_match(
-            3 * encoder.get_output_dim(), integrator.get_input_dim(),
-            "3 x encoder output ([X; X-Y; X*Y])", "integrator input",
+            3 * encoder.get_output_dim(),
+            integrator.get_input_dim(),
+            "3 x encoder output ([X; X-Y; X*Y])",
+            "integrator input",
         )
         pooled_input_dim = integrator.get_output_dim() + _elmo_output_dim(text_field_embedder, elmo_at_output)
         self.pooling = MultiPooling(pooled_input_dim, poolings)
@@ -124,8 +131,15 @@ class BiattentiveClassifier(Model):
             pooled_dim = built_integrator.get_output_dim() + _elmo_output_dim(text_field_embedder, elmo_at_output)
             head = feedforward.construct(input_dim=pooled_dim * len(poolings))
         return cls(
-            vocab, text_field_embedder, pre_encode, built_encoder, built_integrator, head,
-            poolings=poolings, elmo_at_output=elmo_at_output, **kwargs,
+            vocab,
+            text_field_embedder,
+            pre_encode,
+            built_encoder,
+            built_integrator,
+            head,
+            poolings=poolings,
+            elmo_at_output=elmo_at_output,
+            **kwargs,
         )
 
     def forward(  # type: ignore[override]

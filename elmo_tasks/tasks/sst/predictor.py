@@ -1,4 +1,5 @@
 """`allennlp predict` for SST: one ``{"sentence": "raw text"}`` per line in, the sentiment out."""
+
 from typing import Any, Dict, List, Optional
 
 import numpy

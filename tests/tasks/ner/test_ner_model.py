@@ -1,4 +1,5 @@
 """The BiLSTM-CRF tagger: wiring from config, learning on a tiny batch, predictions with spans."""
+
 from typing import List
 
 import pytest
@@ -26,9 +27,7 @@ def _reader(elmo: bool = False) -> Conll2003DatasetReader:
         from allennlp.data.token_indexers import ELMoTokenCharactersIndexer
 
         indexers["elmo"] = ELMoTokenCharactersIndexer()
-    return Conll2003DatasetReader(
-        tag_label="ner", convert_to_coding_scheme="BIOUL", token_indexers=indexers
-    )
+    return Conll2003DatasetReader(tag_label="ner", convert_to_coding_scheme="BIOUL", token_indexers=indexers)
 
 
 def _model_params(elmo: bool, hidden: int = 16, dropout: float = 0.0) -> Params:
@@ -42,7 +41,10 @@ def _model_params(elmo: bool, hidden: int = 16, dropout: float = 0.0) -> Params:
     }
     if elmo:
         embedders["elmo"] = {
-            "type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "dropout": 0.0,
+            "type": "fast_elmo",
+            "options_file": OPTIONS_FILE,
+            "weight_file": WEIGHT_FILE,
+            "dropout": 0.0,
         }
     return Params(
         {

@@ -1,4 +1,5 @@
 """ESIM: output shapes, ELMo-at-output wiring, configuration errors, and that it learns."""
+
 import copy
 from typing import List
 
@@ -57,11 +58,15 @@ def _model(vocab: Vocabulary, elmo: bool, elmo_at_output: bool, dropout: float =
         vocab=vocab,
         text_field_embedder=embedder,
         encoder=Lazy(LstmSeq2SeqEncoder, constructor_extras={"hidden_size": H, "bidirectional": True}),
-        projection_feedforward=Lazy(FeedForward, constructor_extras={
-            "num_layers": 1, "hidden_dims": H, "activations": Activation.by_name("relu")()}),
+        projection_feedforward=Lazy(
+            FeedForward,
+            constructor_extras={"num_layers": 1, "hidden_dims": H, "activations": Activation.by_name("relu")()},
+        ),
         inference_encoder=Lazy(LstmSeq2SeqEncoder, constructor_extras={"hidden_size": H, "bidirectional": True}),
-        output_feedforward=Lazy(FeedForward, constructor_extras={
-            "num_layers": 1, "hidden_dims": H, "activations": Activation.by_name("tanh")()}),
+        output_feedforward=Lazy(
+            FeedForward,
+            constructor_extras={"num_layers": 1, "hidden_dims": H, "activations": Activation.by_name("tanh")()},
+        ),
         elmo_at_output=elmo_at_output,
         dropout=dropout,
     )
@@ -117,7 +122,7 @@ def test_elmo_at_output_uses_the_second_mix_of_each_sentence():
     hyp_mask = (tensors["hypothesis"]["elmo"]["elmo_tokens"] > 0).any(-1)
     width = 2 * H + elmo.get_output_dim()
     # pooled = [mean_p, max_p, mean_h, max_h], each = [composition (2H); ELMo mix 1].
-    mean_h_elmo = pooled["x"][:, 2 * width + 2 * H: 3 * width]
+    mean_h_elmo = pooled["x"][:, 2 * width + 2 * H : 3 * width]
     expected = masked_mean(hyp_mix1, hyp_mask.unsqueeze(-1), dim=1)
     assert torch.allclose(mean_h_elmo, expected, atol=1e-5)
     assert not torch.allclose(mean_h_elmo, masked_mean(hyp_mix0, hyp_mask.unsqueeze(-1), dim=1), atol=1e-3)

@@ -1,4 +1,5 @@
 """The biattentive classifier: pooling by hand, masking, training lowers the loss, ELMo wiring."""
+
 from typing import List
 
 import pytest
@@ -152,7 +153,8 @@ def test_dimension_mismatch_is_reported() -> None:
     embedder = BasicTextFieldEmbedder({"tokens": Embedding(embedding_dim=5, num_embeddings=5)})
     with pytest.raises(ConfigurationError, match="integrator input"):
         BiattentiveClassifier(
-            Vocabulary(), embedder,
+            Vocabulary(),
+            embedder,
             FeedForward(5, 1, HIDDEN, Activation.by_name("relu")()),
             LstmSeq2SeqEncoder(HIDDEN, HIDDEN, bidirectional=True),
             LstmSeq2SeqEncoder(2 * HIDDEN, HIDDEN, bidirectional=True),
@@ -201,7 +203,8 @@ def test_one_override_changes_one_size(tmp_path) -> None:
     from allennlp.models import Model
 
     config = write_tiny_config("sst5_baseline.jsonnet", {**TINY_SST, "model.encoder.hidden_size": 5}, tmp_path)
-    model = Model.from_params(vocab=Vocabulary.from_instances(_instances(False)), params=Params.from_file(config)["model"])
+    vocab = Vocabulary.from_instances(_instances(False))
+    model = Model.from_params(vocab=vocab, params=Params.from_file(config)["model"])
     assert model.encoder.get_output_dim() == 10
     assert model.integrator.get_input_dim() == 30
     assert model.pooling.get_output_dim() == 4 * 16  # 4 poolings of the integrator's 2 x 8

@@ -137,3 +137,25 @@ def test_full_config_is_the_paper_recipe_on_split_dev():
     assert config["model"]["dropout"] == 0.5
     assert config["trainer"]["optimizer"] == {"type": "adam", "lr": 0.0004}
     assert config["data_loader"]["batch_sampler"]["batch_size"] == 32
+
+
+@pytest.mark.parametrize(
+    "bad_line, expected",
+    [
+        ('{"premise": "A dog runs.", "hypothesis": ', "line 4: not valid JSON"),
+        ('{"premise": "A dog runs.", "hypo": "x"}', "line 4: missing or not a string: 'hypothesis'"),
+        ('["A dog runs.", "An animal moves."]', "line 4: expected a JSON object"),
+    ],
+)
+def test_predict_names_the_input_line_of_a_bad_record(trained, bad_line, expected):
+    """Blank lines (which allennlp skips before the predictor sees a line) still count."""
+    from elmo_tasks.tasks.predictor_input import PredictorInputError
+
+    good = json.dumps({"premise": "A man plays a guitar.", "hypothesis": "A man makes music."})
+    inputs = trained / "bad_pairs.jsonl"
+    inputs.write_text(f"{good}\n\n   \n{bad_line}\n{good}\n")
+    args = ["predict", str(trained / "run" / "model.tar.gz"), str(inputs), "--silent", "--batch-size", "2"]
+    with pytest.raises(PredictorInputError) as error:
+        run_allennlp(*args, "--output-file", str(trained / "bad_predictions.jsonl"))
+    assert f"{inputs}, {expected}" in str(error.value)
+    assert '"premise"' in str(error.value) and '"hypothesis"' in str(error.value)

@@ -18,6 +18,7 @@ import logging
 import zlib
 from typing import Any, Dict, Iterable, Optional, Tuple
 
+from allennlp.common.checks import ConfigurationError
 from allennlp.common.file_utils import cached_path
 from allennlp.data import DatasetReader, Instance, TokenIndexer, Tokenizer
 from allennlp.data.fields import LabelField, MetadataField, TextField
@@ -42,7 +43,7 @@ def split_path(file_path: str) -> Tuple[str, Optional[str]]:
     if not sep:
         return str(file_path), None
     if split not in SPLITS:
-        raise ValueError(
+        raise ConfigurationError(
             f"SNLI data path {file_path!r} ends in '#{split}', but the only splits are "
             f"{', '.join('#' + s for s in SPLITS)} (or no suffix for the whole file)"
         )
@@ -110,7 +111,7 @@ class SnliJsonlReader(DatasetReader):
     ) -> None:
         super().__init__(**kwargs)
         if holdout_modulus < 2:
-            raise ValueError(f"holdout_modulus must be at least 2, got {holdout_modulus}")
+            raise ConfigurationError(f"holdout_modulus must be at least 2, got {holdout_modulus}")
         self.tokenizer = tokenizer or SpacyBlankTokenizer()
         self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
         self.holdout_modulus = holdout_modulus

@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from allennlp.common.checks import ConfigurationError
 
 from elmo_tasks.tasks.snli.reader import SnliFormatError, SnliJsonlReader, in_holdout, split_path
 from elmo_tasks.tokenization import SpacyBlankTokenizer
@@ -84,7 +85,7 @@ def test_split_suffix_partitions_by_premise():
     premises = lambda instances: {" ".join(t.text for t in i["premise"].tokens) for i in instances}  # noqa: E731
     assert not premises(train) & premises(holdout)
     assert split_path("a/b.jsonl.gz#holdout") == ("a/b.jsonl.gz", "holdout")
-    with pytest.raises(ValueError, match="only splits are #train, #holdout"):
+    with pytest.raises(ConfigurationError, match="only splits are #train, #holdout"):
         list(reader.read(f"{DEV}#test"))
 
 

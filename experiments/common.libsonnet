@@ -1,14 +1,16 @@
 // Pieces shared by every experiment. Import with:  local common = import 'common.libsonnet';
 // Paths are relative to the repo root (run `allennlp` from there).
 {
-  // ELMO_TASKS_DATA=full switches every experiment from the bundled fixtures to the real data.
+  // ELMO_TASKS_DATA=full switches every experiment from the bundled fixtures to the real data,
+  // read from ELMO_TASKS_SHARED_DATA (default ../shared/data; docs/DATA.md lists the files).
   full_data: std.extVar('ELMO_TASKS_DATA') == 'full',
   shared_data: std.extVar('ELMO_TASKS_SHARED_DATA'),
   seed: std.parseInt(std.extVar('ELMO_TASKS_SEED')),
   random_seeds: { random_seed: $.seed, numpy_seed: $.seed + 1, pytorch_seed: $.seed + 2 },
 
-  // The biLM our ELMo experiments use unless ELMO_OPTIONS / ELMO_WEIGHTS say otherwise.
-  // Until the project's own pretrained small biLM lands, this is bilm-tf's tiny test model.
+  // The biLM of every ELMo experiment: ELMO_OPTIONS / ELMO_WEIGHTS, by default the small biLM
+  // shipped in elmo_tasks/pretrained/bilm_small/ (the defaults are set when the plugin is imported,
+  // see elmo_tasks/config_defaults.py). The tests set bilm-tf's tiny test model instead.
   elmo_options: std.extVar('ELMO_OPTIONS'),
   elmo_weights: std.extVar('ELMO_WEIGHTS'),
 

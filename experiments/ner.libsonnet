@@ -1,10 +1,16 @@
 // CoNLL-2003 NER with the BiLSTM-CRF of Peters et al. (2017), the ELMo paper's NER baseline.
-// ner_baseline.jsonnet and ner_elmo.jsonnet differ only in `use_elmo`.
+// ner_baseline.jsonnet and ner_elmo.jsonnet differ only in `elmo`.
 //
-// Paper (ELMO_SPEC section 5): 50-d word vectors + char CNN (128 filters, width 3) + 2 BiLSTM
-// layers + CRF over BIOUL tags; ELMo at the input of the lowest layer with lambda = 0.1;
-// Adam 1e-3, gradient clipping 5.  Metric: conlleval span F1 (SpanBasedF1Measure, see
-// elmo_tasks/tasks/ner/tags.py for why it equals conlleval here).
+// Paper (Peters et al. 2018, section 5 and the supplement): 50-d word vectors + char CNN (128
+// filters, width 3) + 2 BiLSTM layers + CRF over BIOUL tags; ELMo at the input of the lowest layer
+// with lambda = 0.1; Adam 1e-3, gradient clipping 5. Metric: conlleval span F1
+// (SpanBasedF1Measure, see elmo_tasks/tasks/ner/tags.py for why it equals conlleval here).
+//
+// ELMO_TASKS_DATA=fixtures (default): the bundled invented sample in fixtures/ner/, a minute or two.
+// ELMO_TASKS_DATA=full: CoNLL-2003 eng.train / eng.testa (model selection) / eng.testb (`data.test`,
+//   which scripts/reproduce.py evaluates); docs/DATA.md says where to put them.
+// Sizes: one `-o` changes one size (the encoder's input size is derived from the embedder), e.g.
+//   -o '{"model.encoder.hidden_size": 100}'.
 local common = import 'common.libsonnet';
 
 // Path to pretrained 50-d word vectors (GloVe/Senna text format), or null for random init.
@@ -12,7 +18,7 @@ local common = import 'common.libsonnet';
 // trains them from scratch (expect a lower F1 than the paper, mostly for the baseline).
 local pretrained_word_vectors = null;
 
-local data = if common.full_data then {
+local data_paths = if common.full_data then {
   train: common.shared_data + '/conll2003/eng.train',
   validation: common.shared_data + '/conll2003/eng.testa',  // dev: model selection
   test: common.shared_data + '/conll2003/eng.testb',  // only to report
@@ -29,10 +35,10 @@ local char_filters = 128;
 local hidden = 200;
 
 {
-  // For `allennlp evaluate ARCHIVE <test_path>` (scripts/reproduce.py); not part of training.
-  test_path: data.test,
+  // scripts/reproduce.py evaluates on `data.test`; training reads train and validation.
+  data:: data_paths,
 
-  config(use_elmo):: common.random_seeds {
+  config(elmo):: common.random_seeds + {
     dataset_reader: {
       type: 'conll2003',
       tag_label: 'ner',
@@ -40,10 +46,10 @@ local hidden = 200;
       token_indexers: {
         tokens: { type: 'single_id', lowercase_tokens: true },
         token_characters: { type: 'characters', min_padding_length: 3 },
-      } + (if use_elmo then { elmo: common.elmo_indexer } else {}),
+      } + (if elmo then { elmo: common.elmo_indexer } else {}),
     },
-    train_data_path: data.train,
-    validation_data_path: data.validation,
+    train_data_path: $.data.train,
+    validation_data_path: $.data.validation,
     // Words seen only in dev would keep random vectors: build the vocabulary from train alone.
     datasets_for_vocab_creation: ['train'],
     model: {
@@ -65,7 +71,7 @@ local hidden = 200;
               conv_layer_activation: 'relu',
             },
           },
-        } + (if use_elmo then { elmo: common.elmo_embedder(1) } else {}),
+        } + (if elmo then { elmo: common.elmo_embedder(1) } else {}),
       },
       // No input_size: the model takes it from the embedder (ELMo's width depends on the biLM).
       encoder: {
@@ -75,7 +81,7 @@ local hidden = 200;
         dropout: 0.5,
         bidirectional: true,
       },
-    } + (if use_elmo then { regularizer: common.elmo_regularizer(0.1) } else {}),
+    } + (if elmo then { regularizer: common.elmo_regularizer(0.1) } else {}),
     data_loader: {
       batch_sampler: { type: 'bucket', batch_size: if common.full_data then 64 else 8 },
     },

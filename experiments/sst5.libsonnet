@@ -1,15 +1,18 @@
 // SST-5 with the biattentive classification network (McCann et al. 2017), shared by
-// sst5_baseline.jsonnet and sst5_elmo.jsonnet so the two differ ONLY in ELMo: sst5(elmo=true)
+// sst5_baseline.jsonnet and sst5_elmo.jsonnet so the two differ ONLY in ELMo: config(elmo=true)
 // adds ELMo at the input (concatenated to the word embeddings) and at the output (a second mix
 // of the same biLM pass, concatenated to the integrator output), lambda = 0.001 on its mixing
-// weights, as in Peters et al. 2018.
+// weights, as in Peters et al. (2018), section 5 and Table 1.
 //
 // Training uses every phrase (subtree) of the training trees, one copy per distinct labelled
 // phrase (see the reader's `deduplicate`); validation and test use the sentences (roots).
 //
 // ELMO_TASKS_DATA=fixtures (default): fixtures/sst/ (60/20/20 trees), tiny dims, a few minutes.
-// ELMO_TASKS_DATA=full: <shared_data>/sst/{train,dev}.txt; choose on dev, then report with
-//   `allennlp evaluate <archive> <shared_data>/sst/test.txt`.
+// ELMO_TASKS_DATA=full: <shared_data>/sst/{train,dev}.txt; choose on dev, then report on test.txt
+//   (`data.test`, which scripts/reproduce.py evaluates); docs/DATA.md says where to put them.
+// Sizes: `hidden` is the encoder's and integrator's width, `word_dim` the word vectors'; input
+//   sizes are derived by the model, so one `-o` changes one size, e.g.
+//   -o '{"model.encoder.hidden_size": 64}'.
 // Deviations from the paper's BCN recipe, to fit a 2-core CPU and this machine's resources:
 //   - no pretrained GloVe (unavailable here): 300-d word embeddings trained from scratch on
 //     lowercased tokens (GloVe 840B is cased and fixed);
@@ -27,8 +30,15 @@ local hidden = if full then 300 else 16;
 local head_dim = if full then 600 else 32;
 
 {
-  train_path: if full then sst_dir + 'train.txt' else 'fixtures/sst/train.txt',
-  validation_path: if full then sst_dir + 'dev.txt' else 'fixtures/sst/dev.txt',
+  data:: if full then {
+    train: sst_dir + 'train.txt',
+    validation: sst_dir + 'dev.txt',
+    test: sst_dir + 'test.txt',
+  } else {
+    train: 'fixtures/sst/train.txt',
+    validation: 'fixtures/sst/dev.txt',
+    test: 'fixtures/sst/test.txt',
+  },
 
   local reader(elmo, phrases) = {
     type: 'sst_ptb_trees',
@@ -37,11 +47,11 @@ local head_dim = if full then 600 else 32;
                     + (if elmo then { elmo: common.elmo_indexer } else {}),
   },
 
-  sst5(elmo):: common.random_seeds + {
+  config(elmo):: common.random_seeds + {
     dataset_reader: reader(elmo, 'all'),
     validation_dataset_reader: reader(elmo, 'roots'),
-    train_data_path: $.train_path,
-    validation_data_path: $.validation_path,
+    train_data_path: $.data.train,
+    validation_data_path: $.data.validation,
     model: {
       type: 'biattentive_classifier',
       num_classes: 5,
@@ -50,10 +60,11 @@ local head_dim = if full then 600 else 32;
                          + (if elmo then { elmo: common.elmo_embedder(2) } else {}),
       },
       embedding_dropout: 0.5,
-      // input_dim is filled in by the model (word_dim + the biLM's output dim).
+      // Input sizes are filled in by the model (word_dim + the biLM's output dim, then each
+      // layer's output; the integrator reads [X; X - Y; X * Y]).
       pre_encode_feedforward: { num_layers: 1, hidden_dims: [hidden], activations: ['relu'], dropout: [0.25] },
-      encoder: { type: 'lstm', input_size: hidden, hidden_size: hidden, bidirectional: true },
-      integrator: { type: 'lstm', input_size: 6 * hidden, hidden_size: hidden, bidirectional: true },
+      encoder: { type: 'lstm', hidden_size: hidden, bidirectional: true },
+      integrator: { type: 'lstm', hidden_size: hidden, bidirectional: true },
       integrator_dropout: 0.1,
       poolings: ['max', 'min', 'mean', 'self_attentive'],
       elmo_at_output: elmo,

@@ -5,16 +5,19 @@ For a task named in TASKS below, every variant (baseline, elmo) is trained for e
 ``allennlp train`` into ``runs/<task>/<variant>/seed<k>`` (ELMO_TASKS_SEED = seed_base + k),
 then ``allennlp evaluate`` scores the archive on the task's test file. The test metric and
 wall times go to ``runs/<task>/results.json`` and to a table in docs/RESULTS.md next to the
-paper's numbers (ELMO_SPEC section 5), with the exact commands. A run whose archive and test
-metrics already exist is reused, so an interrupted reproduction can simply be restarted.
+paper's numbers (Peters et al. 2018, Table 1; see docs/PAPER.md), with the exact commands.
+The test file is the one the task's libsonnet names as ``data.test`` for the chosen data mode.
+A run whose archive and test metrics already exist is reused, so an interrupted reproduction can
+simply be restarted.
 
     .venv/bin/python scripts/reproduce.py snli --seeds 5             # the real thing (hours)
     .venv/bin/python scripts/reproduce.py snli --seeds 1 --data fixtures --epochs 1 \\
         --runs-dir /tmp/runs --results /tmp/RESULTS.md                # smoke test (minutes)
 
-To add a task: add an entry to TASKS (configs per variant, test path per data mode, the metric
-key of `allennlp evaluate`, a scale to percent, and the paper's numbers).
+To add a task: add an entry to TASKS (its libsonnet, configs per variant, the metric key of
+`allennlp evaluate`, a scale to percent, and the paper's numbers).
 """
+
 import argparse
 import json
 import os
@@ -28,40 +31,41 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
-ALLENNLP = str(ROOT / ".venv" / "bin" / "allennlp")
+# The allennlp beside this Python (.venv/bin/allennlp when run as the docstring shows).
+ALLENNLP = str(Path(sys.executable).parent / "allennlp")
 
-# Test paths may use {shared}: ELMO_TASKS_SHARED_DATA (default ../shared/data, relative to the repo).
+# The test file of each task is `(import '<libsonnet>').data.test`, evaluated like allennlp does.
 TASKS: Dict[str, Dict[str, Any]] = {
     "snli": {
         "title": "SNLI (ESIM), test accuracy",
+        "libsonnet": "experiments/snli.libsonnet",
         "configs": {"baseline": "experiments/snli_baseline.jsonnet", "elmo": "experiments/snli_elmo.jsonnet"},
-        "test_path": {"full": "{shared}/snli/snli_1.0_test.jsonl.gz", "fixtures": "fixtures/snli/test.jsonl.gz"},
         "metric": "accuracy",
         "scale": 100.0,
         "paper": {"baseline": "88.0", "elmo": "88.7 ± 0.17"},
         "note": "Trained on SNLI dev minus a held-out tenth (model selection on that tenth); the full "
-                "SNLI training set was not available, so absolute numbers are not comparable with the paper's.",
+        "SNLI training set was not available, so absolute numbers are not comparable with the paper's.",
     },
     "ner": {
         "title": "CoNLL-2003 NER (BiLSTM-CRF), eng.testb span F1",
+        "libsonnet": "experiments/ner.libsonnet",
         "configs": {"baseline": "experiments/ner_baseline.jsonnet", "elmo": "experiments/ner_elmo.jsonnet"},
-        "test_path": {"full": "{shared}/conll2003/eng.testb", "fixtures": "fixtures/ner/test.txt"},
         "metric": "f1-measure-overall",
         "scale": 100.0,
         "paper": {"baseline": "90.15", "elmo": "92.22 ± 0.10"},
         "note": "Trained on eng.train, model selection on eng.testa; no pretrained word vectors (GloVe is not "
-                "available here) and fewer epochs than the paper (see experiments/ner.libsonnet).",
+        "available here) and fewer epochs than the paper (see experiments/ner.libsonnet).",
     },
     "sst5": {
         "title": "SST-5 (biattentive classification network), test root accuracy",
+        "libsonnet": "experiments/sst5.libsonnet",
         "configs": {"baseline": "experiments/sst5_baseline.jsonnet", "elmo": "experiments/sst5_elmo.jsonnet"},
-        "test_path": {"full": "{shared}/sst/test.txt", "fixtures": "fixtures/sst/test.txt"},
         "metric": "accuracy",
         "scale": 100.0,
         "paper": {"baseline": "51.4", "elmo": "54.7 ± 0.5"},
         "note": "Selected on dev roots; no GloVe (trainable embeddings) and smaller/shorter training than "
-                "the paper (see experiments/sst5.libsonnet). The config trains on all distinct phrases of "
-                "train.txt, as the paper did; `dataset_reader.phrases: roots` below means sentences only.",
+        "the paper (see experiments/sst5.libsonnet). The config trains on all distinct phrases of "
+        "train.txt, as the paper did; `dataset_reader.phrases: roots` below means sentences only.",
     },
 }
 
@@ -73,6 +77,19 @@ PASSED_ON = ("ELMO_OPTIONS", "ELMO_WEIGHTS", "OMP_NUM_THREADS")
 def _env(data: str, seed: int) -> Dict[str, str]:
     passed = {name: os.environ[name] for name in PASSED_ON if name in os.environ}
     return {**passed, "ELMO_TASKS_DATA": data, "ELMO_TASKS_SEED": str(seed)}
+
+
+def test_path(task: str, env: Dict[str, str]) -> str:
+    """The task's test file: ``data.test`` of its libsonnet, with every environment variable as an
+    external variable (as allennlp passes them), the run's settings in ``env`` and, for variables
+    still unset, the plugin's defaults (elmo_tasks/config_defaults.py)."""
+    import _jsonnet
+
+    from elmo_tasks.config_defaults import DEFAULTS
+
+    ext_vars = {**DEFAULTS, **os.environ, **env}
+    snippet = f"(import '{TASKS[task]['libsonnet']}').data.test"
+    return json.loads(_jsonnet.evaluate_snippet("reproduce.py", snippet, ext_vars=ext_vars, jpathdir=[str(ROOT)]))
 
 
 def _shown(env: Dict[str, str], command: List[str]) -> str:
@@ -87,8 +104,9 @@ def _run(env: Dict[str, str], command: List[str], log: Path) -> float:
     print(f"$ {_shown(env, command)}", flush=True)
     start = time.monotonic()
     with open(log, "w", encoding="utf-8") as handle:
-        result = subprocess.run(command, cwd=ROOT, env={**os.environ, **env}, stdout=handle,
-                                stderr=subprocess.STDOUT, check=False)
+        result = subprocess.run(
+            command, cwd=ROOT, env={**os.environ, **env}, stdout=handle, stderr=subprocess.STDOUT, check=False
+        )
     if result.returncode != 0:
         sys.exit(f"command failed (exit {result.returncode}); see {log}:\n  {_shown(env, command)}")
     return time.monotonic() - start
@@ -106,7 +124,10 @@ def completed(task: str, variant: str, k: int, args: argparse.Namespace) -> Opti
         return None
     previous = json.loads(record_file.read_text())
     same = (previous.get("data"), previous.get("epochs"), previous.get("overrides", {})) == (
-        args.data, args.epochs, _overrides(args))
+        args.data,
+        args.epochs,
+        _overrides(args),
+    )
     return previous if same else None
 
 
@@ -120,11 +141,15 @@ def run_one(task: str, variant: str, k: int, args: argparse.Namespace) -> Dict[s
     overrides = _overrides(args)
     if overrides:
         train += ["-o", json.dumps(overrides, sort_keys=True)]
-    shared = os.environ.get("ELMO_TASKS_SHARED_DATA", "../shared/data")
-    test_path = spec["test_path"][args.data].format(shared=shared)
     metrics_file = run_dir / "test_metrics.json"
-    evaluate = [ALLENNLP, "evaluate", str(run_dir / "model.tar.gz"), test_path,
-                "--output-file", str(metrics_file)]
+    evaluate = [
+        ALLENNLP,
+        "evaluate",
+        str(run_dir / "model.tar.gz"),
+        test_path(task, env),
+        "--output-file",
+        str(metrics_file),
+    ]
     record_file = run_dir / "reproduce.json"
     previous = None if args.force else completed(task, variant, k, args)
     if previous is not None:
@@ -141,10 +166,16 @@ def run_one(task: str, variant: str, k: int, args: argparse.Namespace) -> Dict[s
     if spec["metric"] not in metrics:
         sys.exit(f"{metrics_file} has no metric {spec['metric']!r} (has {sorted(metrics)})")
     record = {
-        "task": task, "variant": variant, "seed": seed, "data": args.data, "epochs": args.epochs,
+        "task": task,
+        "variant": variant,
+        "seed": seed,
+        "data": args.data,
+        "epochs": args.epochs,
         "overrides": overrides,
-        "metric": spec["metric"], "value": metrics[spec["metric"]] * spec["scale"],
-        "train_seconds": round(train_s, 1), "evaluate_seconds": round(eval_s, 1),
+        "metric": spec["metric"],
+        "value": metrics[spec["metric"]] * spec["scale"],
+        "train_seconds": round(train_s, 1),
+        "evaluate_seconds": round(eval_s, 1),
         "commands": [_shown(env, train), _shown(env, evaluate)],
     }
     record_file.write_text(json.dumps(record, indent=2))
@@ -177,8 +208,7 @@ def render_table(task: str, records: List[Dict[str, Any]]) -> str:
     if overrides != ["{}"]:
         lines += ["Config overrides of these runs (`-o`, on top of the experiment configs):", ""]
         lines += [f"- `{o}`" for o in overrides] + [""]
-    lines += ["| Variant | Seeds | Ours (mean ± std) | Paper | Train time (mean) | Data |",
-              "|---|---|---|---|---|---|"]
+    lines += ["| Variant | Seeds | Ours (mean ± std) | Paper | Train time (mean) | Data |", "|---|---|---|---|---|---|"]
     for variant in spec["configs"]:
         rows = [r for r in records if r["variant"] == variant]
         if not rows:
@@ -215,9 +245,13 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--variants", nargs="+", help="subset of the task's variants (default: all)")
     parser.add_argument("--data", choices=["full", "fixtures"], default="full")
     parser.add_argument("--epochs", type=int, help="override trainer.num_epochs")
-    parser.add_argument("--overrides", type=_json_object, default={},
-                        help="JSON object of config overrides for every variant (dotted keys, as `allennlp "
-                             "train -o`); recorded with the results")
+    parser.add_argument(
+        "--overrides",
+        type=_json_object,
+        default={},
+        help="JSON object of config overrides for every variant (dotted keys, as `allennlp "
+        "train -o`); recorded with the results",
+    )
     parser.add_argument("--runs-dir", default=str(ROOT / "runs"))
     parser.add_argument("--results", default=str(ROOT / "docs" / "RESULTS.md"))
     parser.add_argument("--force", action="store_true", help="retrain even if a run is complete")
@@ -227,17 +261,27 @@ def main(argv: Optional[List[str]] = None) -> None:
     unknown = sorted(set(variants) - set(spec["configs"]))
     if unknown:
         parser.error(f"unknown variant(s) {unknown}; {args.task} has {list(spec['configs'])}")
+    started = time.monotonic()
     records = []
     for variant in spec["configs"]:  # variants not asked for keep their finished runs in the table
         for k in range(args.seeds):
-            record = run_one(args.task, variant, k, args) if variant in variants else completed(
-                args.task, variant, k, args)
+            record = (
+                run_one(args.task, variant, k, args) if variant in variants else completed(args.task, variant, k, args)
+            )
             if record is not None:
                 records.append(record)
     summary = Path(args.runs_dir) / args.task / "results.json"
     summary.write_text(json.dumps(records, indent=2))
     update_results(Path(args.results), args.task, render_table(args.task, records))
-    print(f"wrote {summary} and {args.results}")
+    means = ", ".join(
+        f"{variant} {statistics.mean(r['value'] for r in records if r['variant'] == variant):.2f}"
+        for variant in spec["configs"]
+        if any(r["variant"] == variant for r in records)
+    )
+    print(
+        f"reproduce {args.task}: {len(records)} runs ({means or 'none finished'}; mean {spec['metric']}) in "
+        f"{(time.monotonic() - started) / 60:.1f} min; wrote {summary} and {args.results}"
+    )
 
 
 if __name__ == "__main__":

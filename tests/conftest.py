@@ -1,4 +1,4 @@
-"""Shared test helpers: paths to fixtures and to the team's ../shared folder.
+"""Shared test helpers: paths to fixtures and to the real data (``needs_shared``, docs/DATA.md).
 
 Experiments in tests run with bilm-tf's tiny test biLM (fast); tests/pretrained checks the
 shipped default biLM itself.

@@ -1,4 +1,4 @@
-"""One subpackage per benchmark, each with its reader, model, metric and predictor together."""
+"""One subpackage per benchmark, each with the same file roles (docs/CONVENTIONS.md)."""
 from elmo_tasks.tasks import snli  # noqa: F401
 from elmo_tasks.tasks import sst  # noqa: F401
 from elmo_tasks.tasks import ner  # noqa: F401

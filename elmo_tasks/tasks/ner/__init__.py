@@ -3,6 +3,7 @@
 Data are read with AllenNLP's own ``conll2003`` reader (IOB1 converted to BIOUL); the metric is
 AllenNLP's ``SpanBasedF1Measure``, which gives conlleval's numbers here (see ``tags.py``).
 """
+
 from elmo_tasks.tasks.ner.model import ElmoCrfTagger
 from elmo_tasks.tasks.ner.predictor import NerTaggerPredictor
 

@@ -5,10 +5,12 @@ more token embedder in ``text_field_embedder`` (so it is concatenated with the w
 the character CNN at the input of the lowest BiLSTM), and its mixing-weight penalty is the
 model's ``regularizer``.
 """
+
 from typing import Any, Dict, List, Optional
 
 import torch
 from allennlp.common import Lazy
+from allennlp.common.checks import ConfigurationError
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
 from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder, TimeDistributed
@@ -57,7 +59,7 @@ class ElmoCrfTagger(Model):
         # kwargs: what AllenNLP hands every Model (serialization_dir, ddp_accelerator).
         super().__init__(vocab, regularizer, **kwargs)
         if text_field_embedder.get_output_dim() != encoder.get_input_dim():
-            raise ValueError(
+            raise ConfigurationError(
                 f"the text_field_embedder gives {text_field_embedder.get_output_dim()}-d vectors "
                 f"but the encoder expects {encoder.get_input_dim()}-d input: fix the encoder's "
                 "input_size in the config (sum of the token embedders' output dims)"
@@ -71,7 +73,10 @@ class ElmoCrfTagger(Model):
         hidden_dim = feedforward.get_output_dim() if feedforward else encoder.get_output_dim()
         labels = vocab.get_index_to_token_vocabulary(label_namespace)
         if not labels:
-            raise ValueError(f"the vocabulary has no tags in namespace '{label_namespace}'")
+            raise ConfigurationError(
+                f"the vocabulary has no tags in namespace '{label_namespace}': set label_namespace to the "
+                "namespace of the reader's tag field (the conll2003 reader's is 'labels')"
+            )
         self.num_tags = len(labels)
         self.tag_projection = TimeDistributed(torch.nn.Linear(hidden_dim, self.num_tags))
         self.crf = ConditionalRandomField(
@@ -79,9 +84,7 @@ class ElmoCrfTagger(Model):
             constraints=allowed_transitions(label_encoding, labels),
             include_start_end_transitions=include_start_end_transitions,
         )
-        self.span_f1 = SpanBasedF1Measure(
-            vocab, tag_namespace=label_namespace, label_encoding=label_encoding
-        )
+        self.span_f1 = SpanBasedF1Measure(vocab, tag_namespace=label_namespace, label_encoding=label_encoding)
         initializer(self)
 
     @classmethod
@@ -138,9 +141,7 @@ class ElmoCrfTagger(Model):
             return output_dict
         output_dict["iob1_tags"] = [bioul_to_iob1(path) for path in tag_strings]
         if "words" in output_dict:
-            output_dict["entities"] = [
-                entities(words, path) for words, path in zip(output_dict["words"], tag_strings)
-            ]
+            output_dict["entities"] = [entities(words, path) for words, path in zip(output_dict["words"], tag_strings)]
         # Scores are of no use to readers of predictions and make the output large.
         output_dict.pop("logits", None)
         output_dict.pop("mask", None)

@@ -1,17 +1,21 @@
 """``allennlp predict`` for the NER tagger: raw sentences in, tags and entity spans out."""
-from typing import List, Optional
 
+from typing import Dict, List, Optional
+
+import numpy
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import DatasetReader, Instance
+from allennlp.data.fields import SequenceLabelField
 from allennlp.data.tokenizers import Tokenizer
 from allennlp.models import Model
 from allennlp.predictors.predictor import Predictor
 
+from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
 from elmo_tasks.tokenization import blank_english_tokenizer
 
 
 @Predictor.register("ner_tagger")
-class NerTaggerPredictor(Predictor):
+class NerTaggerPredictor(JsonLinesPredictor):
     """Input lines ``{"sentence": "raw text"}``; the sentence is split with spaCy's blank English
     tokenizer (the CoNLL-2003 tokenization is close to it).
 
@@ -21,9 +25,9 @@ class NerTaggerPredictor(Predictor):
     With ``--use-dataset-reader`` (CoNLL files) there are no character offsets.
     """
 
-    def __init__(
-        self, model: Model, dataset_reader: DatasetReader, tokenizer: Optional[Tokenizer] = None
-    ) -> None:
+    input_keys = {"sentence": "raw text"}
+
+    def __init__(self, model: Model, dataset_reader: DatasetReader, tokenizer: Optional[Tokenizer] = None) -> None:
         super().__init__(model, dataset_reader)
         self._tokenizer = tokenizer or blank_english_tokenizer()
 
@@ -31,14 +35,11 @@ class NerTaggerPredictor(Predictor):
         return self.predict_json({"sentence": sentence})
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
-        sentence = json_dict.get("sentence")
-        if not isinstance(sentence, str):
-            raise ValueError(
-                f'each input line must be a JSON object with a "sentence" string; got {json_dict!r}'
-            )
+        self.check_input(json_dict)
+        sentence = json_dict["sentence"]
         tokens = self._tokenizer.tokenize(sentence)
         if not tokens:
-            raise ValueError(f"the sentence has no tokens: {sentence!r}")
+            raise PredictorInputError(f"the sentence has no tokens: {sentence!r}")
         return self._dataset_reader.text_to_instance(tokens)
 
     def predict_instance(self, instance: Instance) -> JsonDict:
@@ -49,6 +50,13 @@ class NerTaggerPredictor(Predictor):
             self._dataset_reader.apply_token_indexers(instance)
         outputs = self._model.forward_on_instances(instances)
         return [_with_offsets(instance, output) for instance, output in zip(instances, outputs)]
+
+    def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, numpy.ndarray]) -> List[Instance]:
+        """For interpretation tools: the sentence tagged with the model's predicted (BIOUL) tags."""
+        labeled = instance.duplicate()
+        namespace = self._model.label_namespace  # type: ignore[attr-defined]
+        labeled.add_field("tags", SequenceLabelField(list(outputs["tags"]), labeled["tokens"], namespace))
+        return [labeled]
 
     def predict_json(self, inputs: JsonDict) -> JsonDict:
         return self.predict_batch_json([inputs])[0]

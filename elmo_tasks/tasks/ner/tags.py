@@ -4,9 +4,10 @@ Why no metric of our own: conlleval starts a chunk at ``B-X``, at ``I-X`` after 
 ``I-X`` after a tag of another type, and ends it at anything that is not ``I-X``. AllenNLP's
 ``to_bioul`` (used by the ``conll2003`` reader) makes exactly those chunks, and constrained
 Viterbi decoding always yields well-formed BIOUL, so ``SpanBasedF1Measure(label_encoding="BIOUL")``
-counts the same spans as conlleval on the original IOB1 tags (tests/tasks/ner/test_metric.py
-checks the edge cases and, when the shared data is present, every sentence of CoNLL-2003).
+counts the same spans as conlleval on the original IOB1 tags (tests/tasks/ner/test_ner_tags.py
+checks the edge cases and, when the real data is present (docs/DATA.md), every sentence of CoNLL-2003).
 """
+
 from typing import Dict, List, Sequence, Union
 
 from allennlp.data.dataset_readers.dataset_utils.span_utils import (

@@ -7,16 +7,17 @@ another scalar mix of the SAME biLM pass, read with the ELMo embedder's
 composition output before pooling. With ``elmo_at_output=False`` and no ELMo in the embedder
 this is the plain ESIM baseline.
 """
+
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 from allennlp.common import Lazy
-from allennlp.common.checks import ConfigurationError, check_dimensions_match
+from allennlp.common.checks import check_dimensions_match
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models import Model
 from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder
 from allennlp.modules.input_variational_dropout import InputVariationalDropout
-from allennlp.modules.matrix_attention import DotProductMatrixAttention
+from allennlp.modules.matrix_attention import DotProductMatrixAttention, MatrixAttention
 from allennlp.nn import InitializerApplicator, RegularizerApplicator
 from allennlp.nn.util import get_text_field_mask, masked_max, masked_mean, masked_softmax, weighted_sum
 from allennlp.training.metrics import CategoricalAccuracy
@@ -35,14 +36,20 @@ class EsimElmo(Model):
     inference_encoder : inference-composition BiLSTM.
     output_feedforward : the tanh hidden layer(s) of the classifier; a linear layer to the
         labels follows it.
+    matrix_attention : scores every premise word against every hypothesis word for the soft
+        alignment; default dot product, as in ESIM.
     elmo_at_output : concatenate ELMo's second mix to the composition output; needs a
         ``fast_elmo`` embedder with ``num_output_representations >= 2``.
     dropout : on embeddings and composition inputs (variational, i.e. one mask per sequence)
         and on the pooled vector.
 
-    From a config (``from_partial_objects``), ``encoder`` and ``output_feedforward`` are given
-    without their input size: it depends on the biLM (ELMo's width comes from its options file),
-    so the model fills in ``encoder.input_size`` and ``output_feedforward.input_dim`` itself.
+    From a config (``from_partial_objects``), ``encoder``, ``projection_feedforward``,
+    ``inference_encoder`` and ``output_feedforward`` are given without their input sizes: they
+    follow from the embedder (ELMo's width comes from the biLM's options file) and from the
+    encoder's size, so the model fills them in and one ``-o`` changes one size.
+
+    Output: ``label_logits`` and ``label_probs`` (batch, labels); ``make_output_human_readable``
+    adds ``label``, the predicted label's name.
     """
 
     default_predictor = "snli_pair"
@@ -58,13 +65,14 @@ class EsimElmo(Model):
         elmo_at_output: bool = False,
         dropout: float = 0.5,
         label_namespace: str = "labels",
+        matrix_attention: Optional[MatrixAttention] = None,
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
         self.text_field_embedder = text_field_embedder
         self.encoder = encoder
-        self.matrix_attention = DotProductMatrixAttention()
+        self.matrix_attention = matrix_attention or DotProductMatrixAttention()
         self.projection_feedforward = projection_feedforward
         self.inference_encoder = inference_encoder
         self.output_feedforward = output_feedforward
@@ -73,21 +81,35 @@ class EsimElmo(Model):
         self.output_logit = torch.nn.Linear(output_feedforward.get_output_dim(), self.num_labels)
         self.sequence_dropout = InputVariationalDropout(dropout)
         self.dropout = torch.nn.Dropout(dropout)
-        self.elmo_at_output = elmo_at_output
         self._elmo = elmo_at_output_embedder(text_field_embedder, "esim_elmo") if elmo_at_output else None
 
-        check_dimensions_match(text_field_embedder.get_output_dim(), encoder.get_input_dim(),
-                               "text field embedding dim", "encoder input dim")
-        check_dimensions_match(4 * encoder.get_output_dim(), projection_feedforward.get_input_dim(),
-                               "4 * encoder output dim", "projection feedforward input dim")
-        check_dimensions_match(projection_feedforward.get_output_dim(), inference_encoder.get_input_dim(),
-                               "projection feedforward output dim", "inference encoder input dim")
+        check_dimensions_match(
+            text_field_embedder.get_output_dim(),
+            encoder.get_input_dim(),
+            "text field embedding dim",
+            "encoder input dim",
+        )
+        check_dimensions_match(
+            4 * encoder.get_output_dim(),
+            projection_feedforward.get_input_dim(),
+            "4 * encoder output dim",
+            "projection feedforward input dim",
+        )
+        check_dimensions_match(
+            projection_feedforward.get_output_dim(),
+            inference_encoder.get_input_dim(),
+            "projection feedforward output dim",
+            "inference encoder input dim",
+        )
         composed = inference_encoder.get_output_dim()
         if self._elmo is not None:
             composed += self._elmo.get_output_dim()
-        check_dimensions_match(4 * composed, output_feedforward.get_input_dim(),
-                               "4 * (inference encoder output dim [+ ELMo dim])",
-                               "output feedforward input dim")
+        check_dimensions_match(
+            4 * composed,
+            output_feedforward.get_input_dim(),
+            "4 * (inference encoder output dim [+ ELMo dim])",
+            "output feedforward input dim",
+        )
         self.accuracy = CategoricalAccuracy()
         self.loss = torch.nn.CrossEntropyLoss()
         initializer(self)
@@ -98,29 +120,37 @@ class EsimElmo(Model):
         vocab: Vocabulary,
         text_field_embedder: TextFieldEmbedder,
         encoder: Lazy[Seq2SeqEncoder],
-        projection_feedforward: FeedForward,
-        inference_encoder: Seq2SeqEncoder,
+        projection_feedforward: Lazy[FeedForward],
+        inference_encoder: Lazy[Seq2SeqEncoder],
         output_feedforward: Lazy[FeedForward],
         elmo_at_output: bool = False,
         dropout: float = 0.5,
         label_namespace: str = "labels",
+        matrix_attention: Optional[MatrixAttention] = None,
         initializer: InitializerApplicator = InitializerApplicator(),
         regularizer: Optional[RegularizerApplicator] = None,
     ) -> "EsimElmo":
-        """Builds the encoder and output feedforward with input sizes derived from the embedder."""
-        composed = inference_encoder.get_output_dim()
+        """Builds the encoders and feedforwards with input sizes derived from the embedder and the
+        encoder: ``encoder`` reads the embedding, the projection reads ``[a; a~; a - a~; a * a~]``
+        (4x the encoder's output), the inference encoder reads the projection's output and the
+        output feedforward the four pooled vectors (4x the composition [+ ELMo] width)."""
+        built_encoder = encoder.construct(input_size=text_field_embedder.get_output_dim())
+        projection = projection_feedforward.construct(input_dim=4 * built_encoder.get_output_dim())
+        built_inference = inference_encoder.construct(input_size=projection.get_output_dim())
+        composed = built_inference.get_output_dim()
         if elmo_at_output:
             composed += elmo_at_output_embedder(text_field_embedder, "esim_elmo").get_output_dim()
         return cls(
             vocab=vocab,
             text_field_embedder=text_field_embedder,
-            encoder=encoder.construct(input_size=text_field_embedder.get_output_dim()),
-            projection_feedforward=projection_feedforward,
-            inference_encoder=inference_encoder,
+            encoder=built_encoder,
+            projection_feedforward=projection,
+            inference_encoder=built_inference,
             output_feedforward=output_feedforward.construct(input_dim=4 * composed),
             elmo_at_output=elmo_at_output,
             dropout=dropout,
             label_namespace=label_namespace,
+            matrix_attention=matrix_attention,
             initializer=initializer,
             regularizer=regularizer,
         )
@@ -180,7 +210,7 @@ class EsimElmo(Model):
         )
         hidden = self.output_feedforward(self.dropout(pooled))
         logits = self.output_logit(hidden)
-        output: Dict[str, Any] = {"logits": logits, "probs": torch.softmax(logits, dim=-1)}
+        output: Dict[str, Any] = {"label_logits": logits, "label_probs": torch.softmax(logits, dim=-1)}
         if label is not None:
             output["loss"] = self.loss(logits, label.long().view(-1))
             self.accuracy(logits, label)
@@ -189,12 +219,12 @@ class EsimElmo(Model):
         return output
 
     def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:
-        """Adds ``label`` (the predicted name) and ``label_probs`` ({name: probability})."""
-        names = self.vocab.get_index_to_token_vocabulary(self.label_namespace)
-        probs = output_dict["probs"]
-        rows = probs.tolist() if probs.dim() == 2 else [probs.tolist()]
-        output_dict["label"] = [names[max(range(len(row)), key=row.__getitem__)] for row in rows]
-        output_dict["label_probs"] = [{names[i]: p for i, p in enumerate(row)} for row in rows]
+        """Adds ``label``: the name of the most probable label of each pair."""
+        probs = output_dict["label_probs"]
+        rows = probs if probs.dim() == 2 else probs.unsqueeze(0)
+        output_dict["label"] = [
+            self.vocab.get_token_from_index(int(index), self.label_namespace) for index in rows.argmax(dim=-1)
+        ]
         return output_dict
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:

@@ -1,34 +1,37 @@
 """`allennlp predict` for SNLI: one ``{"premise": ..., "hypothesis": ...}`` per line in,
-``{"premise", "hypothesis", "label", "probabilities": {label: p}}`` per line out.
+``{"premise", "hypothesis", "label", "label_probs": {label: p}}`` per line out.
 
 With ``--use-dataset-reader`` the input is an SNLI jsonl file instead, and each output line
 has the tokens (``premise_tokens``, ``hypothesis_tokens``) in place of the raw text.
 """
+
 from typing import Any, Dict, List
 
-from allennlp.common.checks import ConfigurationError
+import numpy
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
+from allennlp.data.fields import LabelField
 from allennlp.predictors import Predictor
+
+from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
 
 
 @Predictor.register("snli_pair")
-class SnliPairPredictor(Predictor):
+class SnliPairPredictor(JsonLinesPredictor):
     """Predicts the entailment label of a premise/hypothesis pair with an ``esim_elmo`` model."""
 
+    input_keys = {"premise": "the first sentence", "hypothesis": "the sentence judged against it"}
+
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
-        missing = [key for key in ("premise", "hypothesis")
-                   if not isinstance(json_dict.get(key), str)]
-        if missing:
-            raise ConfigurationError(
-                f"snli_pair input needs string fields 'premise' and 'hypothesis'; missing or not a "
-                f"string: {', '.join(missing)} in {json_dict!r}"
-            )
+        self.check_input(json_dict)
         return self._dataset_reader.text_to_instance(json_dict["premise"], json_dict["hypothesis"])
 
-    @staticmethod
-    def _answer(output: Dict[str, Any]) -> Dict[str, Any]:
-        return {"label": output["label"], "probabilities": output["label_probs"]}
+    def _answer(self, output: Dict[str, Any]) -> Dict[str, Any]:
+        """The predicted label and {label name: probability} (names in the vocabulary's order)."""
+        namespace = self._model.label_namespace  # type: ignore[attr-defined]
+        names = self._model.vocab.get_index_to_token_vocabulary(namespace)
+        probs = [float(p) for p in output["label_probs"]]
+        return {"label": output["label"], "label_probs": {names[i]: p for i, p in enumerate(probs)}}
 
     def predict_json(self, inputs: JsonDict) -> JsonDict:
         return self.predict_batch_json([inputs])[0]
@@ -36,8 +39,7 @@ class SnliPairPredictor(Predictor):
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
         outputs = self._model.forward_on_instances(self._batch_json_to_instances(inputs))
         return [
-            sanitize({"premise": given["premise"], "hypothesis": given["hypothesis"],
-                      **self._answer(output)})
+            sanitize({"premise": given["premise"], "hypothesis": given["hypothesis"], **self._answer(output)})
             for given, output in zip(inputs, outputs)
         ]
 
@@ -47,8 +49,18 @@ class SnliPairPredictor(Predictor):
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
         outputs = self._model.forward_on_instances(instances)
         return [
-            sanitize({"premise_tokens": output["metadata"]["premise_tokens"],
-                      "hypothesis_tokens": output["metadata"]["hypothesis_tokens"],
-                      **self._answer(output)})
+            sanitize(
+                {
+                    "premise_tokens": output["metadata"]["premise_tokens"],
+                    "hypothesis_tokens": output["metadata"]["hypothesis_tokens"],
+                    **self._answer(output),
+                }
+            )
             for output in outputs
         ]
+
+    def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, numpy.ndarray]) -> List[Instance]:
+        """For interpretation tools: the pair labelled with the model's predicted label."""
+        labeled = instance.duplicate()
+        labeled.add_field("label", LabelField(str(outputs["label"])))
+        return [labeled]

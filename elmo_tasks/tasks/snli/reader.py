@@ -11,12 +11,14 @@ end in ``#train`` or ``#holdout``: the pair goes to ``holdout`` when
 side, so no premise seen in training reappears in the held-out part. A path without a suffix
 reads every pair (use that for test files and for ``allennlp evaluate``).
 """
+
 import gzip
 import json
 import logging
 import zlib
 from typing import Any, Dict, Iterable, Optional, Tuple
 
+from allennlp.common.checks import ConfigurationError
 from allennlp.common.file_utils import cached_path
 from allennlp.data import DatasetReader, Instance, TokenIndexer, Tokenizer
 from allennlp.data.fields import LabelField, MetadataField, TextField
@@ -41,7 +43,7 @@ def split_path(file_path: str) -> Tuple[str, Optional[str]]:
     if not sep:
         return str(file_path), None
     if split not in SPLITS:
-        raise ValueError(
+        raise ConfigurationError(
             f"SNLI data path {file_path!r} ends in '#{split}', but the only splits are "
             f"{', '.join('#' + s for s in SPLITS)} (or no suffix for the whole file)"
         )
@@ -64,23 +66,29 @@ def parse_line(line: str, where: str) -> Dict[str, str]:
     try:
         record: Any = json.loads(line)
     except json.JSONDecodeError as error:
-        raise SnliFormatError(f"{where}: not valid JSON ({error.msg} at column {error.colno}); "
-                              "each line must be one SNLI json object") from None
+        raise SnliFormatError(
+            f"{where}: not valid JSON ({error.msg} at column {error.colno}); each line must be one SNLI json object"
+        ) from None
     if not isinstance(record, dict):
         raise SnliFormatError(f"{where}: expected a JSON object, got {type(record).__name__}")
     missing = [key for key in ("sentence1", "sentence2", "gold_label") if key not in record]
     if missing:
-        raise SnliFormatError(f"{where}: missing field(s) {', '.join(missing)}; SNLI lines need "
-                              "sentence1 (premise), sentence2 (hypothesis) and gold_label")
+        raise SnliFormatError(
+            f"{where}: missing field(s) {', '.join(missing)}; SNLI lines need "
+            "sentence1 (premise), sentence2 (hypothesis) and gold_label"
+        )
     for key in ("sentence1", "sentence2", "gold_label"):
         if not isinstance(record[key], str):
             raise SnliFormatError(f"{where}: field {key} must be a string, got {record[key]!r}")
     label = record["gold_label"]
     if label != NO_CONSENSUS and label not in LABELS:
-        raise SnliFormatError(f"{where}: unknown gold_label {label!r}; expected one of "
-                              f"{', '.join(LABELS)} or '-'")
-    return {"premise": record["sentence1"], "hypothesis": record["sentence2"], "label": label,
-            "pair_id": str(record.get("pairID", ""))}
+        raise SnliFormatError(f"{where}: unknown gold_label {label!r}; expected one of {', '.join(LABELS)} or '-'")
+    return {
+        "premise": record["sentence1"],
+        "hypothesis": record["sentence2"],
+        "label": label,
+        "pair_id": str(record.get("pairID", "")),
+    }
 
 
 @DatasetReader.register("snli_jsonl")
@@ -103,7 +111,7 @@ class SnliJsonlReader(DatasetReader):
     ) -> None:
         super().__init__(**kwargs)
         if holdout_modulus < 2:
-            raise ValueError(f"holdout_modulus must be at least 2, got {holdout_modulus}")
+            raise ConfigurationError(f"holdout_modulus must be at least 2, got {holdout_modulus}")
         self.tokenizer = tokenizer or SpacyBlankTokenizer()
         self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
         self.holdout_modulus = holdout_modulus
@@ -138,7 +146,10 @@ class SnliJsonlReader(DatasetReader):
         side = f" (split #{split}: {other_side} pairs belong to the other side)" if split else ""
         logger.info(
             "SNLI %s: read %d pairs, skipped %d with gold label '-'%s",
-            path, kept, skipped_no_consensus, side,
+            path,
+            kept,
+            skipped_no_consensus,
+            side,
         )
 
     def text_to_instance(  # type: ignore[override]
@@ -150,19 +161,19 @@ class SnliJsonlReader(DatasetReader):
     ) -> Instance:
         premise_tokens = self.tokenizer.tokenize(premise)
         hypothesis_tokens = self.tokenizer.tokenize(hypothesis)
-        for name, text, tokens in (("premise", premise, premise_tokens),
-                                   ("hypothesis", hypothesis, hypothesis_tokens)):
+        for name, text, tokens in (("premise", premise, premise_tokens), ("hypothesis", hypothesis, hypothesis_tokens)):
             if not tokens:
-                raise SnliFormatError(f"the {name} {text!r} has no tokens; both sentences of a "
-                                      "pair must contain text")
+                raise SnliFormatError(f"the {name} {text!r} has no tokens; both sentences of a pair must contain text")
         fields: Dict[str, Any] = {
             "premise": TextField(premise_tokens, self.token_indexers),
             "hypothesis": TextField(hypothesis_tokens, self.token_indexers),
-            "metadata": MetadataField({
-                "premise_tokens": [t.text for t in premise_tokens],
-                "hypothesis_tokens": [t.text for t in hypothesis_tokens],
-                "pair_id": pair_id,
-            }),
+            "metadata": MetadataField(
+                {
+                    "premise_tokens": [t.text for t in premise_tokens],
+                    "hypothesis_tokens": [t.text for t in hypothesis_tokens],
+                    "pair_id": pair_id,
+                }
+            ),
         }
         if label is not None:
             fields["label"] = LabelField(label)

@@ -2,6 +2,7 @@
 
 Registered: reader ``sst_ptb_trees``, model ``biattentive_classifier``, predictor ``sst_sentiment``.
 """
+
 from elmo_tasks.tasks.sst.model import BiattentiveClassifier
 from elmo_tasks.tasks.sst.predictor import SstSentimentPredictor
 from elmo_tasks.tasks.sst.reader import SstTreesReader

@@ -1,5 +1,8 @@
 """The meaning of SST class indices, shared by the reader and the predictor."""
+
 from typing import List
+
+from allennlp.common.checks import ConfigurationError
 
 FINE_GRAINED_NAMES: List[str] = ["very negative", "negative", "neutral", "positive", "very positive"]
 BINARY_NAMES: List[str] = ["negative", "positive"]
@@ -18,4 +21,4 @@ def class_names(num_classes: int) -> List[str]:
         return FINE_GRAINED_NAMES
     if num_classes == len(BINARY_NAMES):
         return BINARY_NAMES
-    raise ValueError(f"SST models have 5 (fine-grained) or 2 (binary) classes, not {num_classes}")
+    raise ConfigurationError(f"SST models have 5 (fine-grained) or 2 (binary) classes, not {num_classes}")

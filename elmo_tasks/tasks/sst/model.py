@@ -5,7 +5,7 @@ For a single sentence the "biattention" is self-attention: the sentence X attend
 ``elmo_at_output`` the integrator's output is concatenated with a second, independent ELMo mix of
 the same biLM pass (Peters et al. 2018, section 3.3) before pooling.
 """
-import logging
+
 from typing import Any, Dict, List, Optional, Sequence
 
 import torch
@@ -21,8 +21,6 @@ from allennlp.training.metrics import CategoricalAccuracy
 from elmo_tasks.modules.elmo_token_embedder import elmo_at_output as elmo_at_output_embedder
 from elmo_tasks.tasks.sst.labels import class_names
 from elmo_tasks.tasks.sst.pooling import POOLINGS, MultiPooling
-
-logger = logging.getLogger(__name__)
 
 
 @Model.register("biattentive_classifier", constructor="from_lazy_objects")
@@ -42,9 +40,13 @@ class BiattentiveClassifier(Model):
     elmo_at_output : concatenate the second mix of the ``fast_elmo`` embedder inside
         ``text_field_embedder`` to the integrator output (needs ``num_output_representations >= 2``).
 
-    From a config (``from_lazy_objects``), leave ``input_dim`` out of ``pre_encode_feedforward`` and
-    ``feedforward``: it is filled in from the embedder and the pooled size, which depend on the
-    biLM chosen at run time (ELMO_OPTIONS), so the same config works with any biLM.
+    From a config (``from_lazy_objects``), leave the input sizes out of ``pre_encode_feedforward``,
+    ``encoder``, ``integrator`` and ``feedforward``: they are filled in from the embedder (whose
+    width depends on the biLM chosen at run time, ELMO_OPTIONS), the layer before, and the pooled
+    size, so the same config works with any biLM and one ``-o`` changes one size.
+
+    Output: ``label_logits`` and ``label_probs`` (batch, classes); ``make_output_human_readable``
+    adds ``label``, the class name (e.g. "very positive").
     """
 
     default_predictor = "sst_sentiment"
@@ -76,20 +78,25 @@ class BiattentiveClassifier(Model):
         self.embedding_dropout = torch.nn.Dropout(embedding_dropout)
         self.integrator_dropout = torch.nn.Dropout(integrator_dropout)
         self.self_attention = DotProductMatrixAttention()
-        self.elmo_at_output = elmo_at_output
         self._elmo = elmo_at_output_embedder(text_field_embedder, "biattentive_classifier") if elmo_at_output else None
 
         check_dimensions_match(
-            text_field_embedder.get_output_dim(), pre_encode_feedforward.get_input_dim(),
-            "text field embedder output", "pre_encode_feedforward input",
+            text_field_embedder.get_output_dim(),
+            pre_encode_feedforward.get_input_dim(),
+            "text field embedder output",
+            "pre_encode_feedforward input",
         )
         check_dimensions_match(
-            pre_encode_feedforward.get_output_dim(), encoder.get_input_dim(),
-            "pre_encode_feedforward output", "encoder input",
+            pre_encode_feedforward.get_output_dim(),
+            encoder.get_input_dim(),
+            "pre_encode_feedforward output",
+            "encoder input",
         )
         check_dimensions_match(
-            3 * encoder.get_output_dim(), integrator.get_input_dim(),
-            "3 x encoder output ([X; X-Y; X*Y])", "integrator input",
+            3 * encoder.get_output_dim(),
+            integrator.get_input_dim(),
+            "3 x encoder output ([X; X-Y; X*Y])",
+            "integrator input",
         )
         pooled_input_dim = integrator.get_output_dim() + _elmo_output_dim(text_field_embedder, elmo_at_output)
         self.pooling = MultiPooling(pooled_input_dim, poolings)
@@ -107,22 +114,32 @@ class BiattentiveClassifier(Model):
         vocab: Vocabulary,
         text_field_embedder: TextFieldEmbedder,
         pre_encode_feedforward: Lazy[FeedForward],
-        encoder: Seq2SeqEncoder,
-        integrator: Seq2SeqEncoder,
+        encoder: Lazy[Seq2SeqEncoder],
+        integrator: Lazy[Seq2SeqEncoder],
         feedforward: Optional[Lazy[FeedForward]] = None,
         poolings: Sequence[str] = POOLINGS,
         elmo_at_output: bool = False,
         **kwargs: Any,
     ) -> "BiattentiveClassifier":
-        """The config constructor: builds the two feedforwards once their input sizes are known."""
+        """The config constructor: builds each layer once its input size is known (the integrator
+        reads ``[X; X - Y; X * Y]``, 3x the encoder's output; the head reads every pooling)."""
         pre_encode = pre_encode_feedforward.construct(input_dim=text_field_embedder.get_output_dim())
+        built_encoder = encoder.construct(input_size=pre_encode.get_output_dim())
+        built_integrator = integrator.construct(input_size=3 * built_encoder.get_output_dim())
         head = None
         if feedforward is not None:
-            pooled_dim = integrator.get_output_dim() + _elmo_output_dim(text_field_embedder, elmo_at_output)
+            pooled_dim = built_integrator.get_output_dim() + _elmo_output_dim(text_field_embedder, elmo_at_output)
             head = feedforward.construct(input_dim=pooled_dim * len(poolings))
         return cls(
-            vocab, text_field_embedder, pre_encode, encoder, integrator, head,
-            poolings=poolings, elmo_at_output=elmo_at_output, **kwargs,
+            vocab,
+            text_field_embedder,
+            pre_encode,
+            built_encoder,
+            built_integrator,
+            head,
+            poolings=poolings,
+            elmo_at_output=elmo_at_output,
+            **kwargs,
         )
 
     def forward(  # type: ignore[override]
@@ -149,12 +166,12 @@ class BiattentiveClassifier(Model):
         pooled = self.pooling(integrated, mask)
         hidden = self.feedforward(pooled) if self.feedforward is not None else pooled
         logits = self.classification_layer(hidden)
-        output = {"logits": logits, "class_probabilities": torch.softmax(logits, dim=-1)}
+        output = {"label_logits": logits, "label_probs": torch.softmax(logits, dim=-1)}
         if metadata is not None:
             output["words"] = [m["words"] for m in metadata]
         if label is not None:
             if int(label.max()) >= self.num_classes or int(label.min()) < 0:
-                raise ValueError(
+                raise ConfigurationError(
                     f"labels must be 0..{self.num_classes - 1} but the batch holds {label.tolist()}; "
                     "for binary SST set the reader's binary=true AND the model's num_classes=2"
                 )
@@ -163,10 +180,10 @@ class BiattentiveClassifier(Model):
         return output
 
     def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:
-        """Adds ``label`` (class index) and ``label_name`` (e.g. "very positive") per instance."""
-        predictions = output_dict["class_probabilities"].argmax(dim=-1).tolist()
-        output_dict["label"] = predictions
-        output_dict["label_name"] = [self.class_names[p] for p in predictions]
+        """Adds ``label``: the class name of each prediction (e.g. "very positive")."""
+        probs = output_dict["label_probs"]
+        rows = probs if probs.dim() == 2 else probs.unsqueeze(0)
+        output_dict["label"] = [self.class_names[index] for index in rows.argmax(dim=-1).tolist()]
         return output_dict
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:

@@ -3,6 +3,7 @@
 McCann et al. (2017) pool the integrated sequence four ways and concatenate the results, so
 the classifier sees both extreme features (max/min), the average, and a learned weighting.
 """
+
 from typing import Sequence
 
 import torch

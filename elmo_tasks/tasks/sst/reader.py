@@ -1,4 +1,5 @@
 """DatasetReader for the Stanford Sentiment Treebank (one PTB-style tree per line)."""
+
 import logging
 from typing import Dict, Iterable, List, Optional, Set
 
@@ -85,8 +86,15 @@ class SstTreesReader(DatasetReader):
                     yielded += 1
                     yield self.text_to_instance(list(phrase.tokens), phrase.label)
         logger.info(
-            "%s: %d trees -> %d instances (phrases=%s; skipped %d duplicate phrases, %d neutral phrases, %d blank lines)",
-            file_path, trees, yielded, self._phrases, duplicates, neutral, blank,
+            "%s: %d trees -> %d instances (phrases=%s; skipped %d duplicate phrases, %d neutral phrases, "
+            "%d blank lines)",
+            file_path,
+            trees,
+            yielded,
+            self._phrases,
+            duplicates,
+            neutral,
+            blank,
         )
 
     def text_to_instance(self, tokens: List[str], label: Optional[int] = None) -> Instance:  # type: ignore[override]

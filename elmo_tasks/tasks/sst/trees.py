@@ -7,6 +7,7 @@ says where in the line it went wrong, and so labels are checked as we go.
 Tokens are un-escaped from the treebank's PTB conventions (``-LRB-`` -> ``(``, ``\\/`` -> ``/``):
 ELMo's biLM and the predictor's spaCy tokenizer both see raw text, so training tokens should too.
 """
+
 import re
 from dataclasses import dataclass
 from typing import List, Tuple
@@ -90,4 +91,3 @@ def _parse_label(text: str, offset: int) -> int:
     if not text.isdigit() or not 0 <= int(text) < NUM_CLASSES:
         raise SstTreeError(f"expected a label 0..{NUM_CLASSES - 1} at character {offset}, found {text!r}")
     return int(text)
-

@@ -3,12 +3,15 @@
 The commands run in-process (``allennlp.commands.main`` with ``sys.argv`` patched, from the repo
 root) to save the interpreter start-up and imports of six subprocesses.
 """
+
 import json
 from pathlib import Path
 
 import pytest
+from allennlp.data.dataset_readers.dataset_utils.span_utils import iob1_tags_to_spans
 
 from tests.conftest import FIXTURES_ROOT, run_allennlp
+
 TEST = str(FIXTURES_ROOT / "ner" / "test.txt")
 SENTENCES = ["Marta Velkin visited Port Elby on Monday.", "Shares of Pellon Group fell."]
 
@@ -17,8 +20,12 @@ SENTENCES = ["Marta Velkin visited Port Elby on Monday.", "Shares of Pellon Grou
 def archive(request, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp(request.param) / "run"
     run_allennlp(
-        "train", f"experiments/{request.param}.jsonnet", "-s", str(out),
-        "-o", json.dumps({"trainer": {"num_epochs": 1}}),
+        "train",
+        f"experiments/{request.param}.jsonnet",
+        "-s",
+        str(out),
+        "-o",
+        json.dumps({"trainer": {"num_epochs": 1}}),
     )
     metrics = json.loads((out / "metrics.json").read_text())
     assert "best_validation_f1-measure-overall" in metrics
@@ -35,7 +42,30 @@ def test_evaluate_reports_span_f1(archive, tmp_path):
     metrics = json.loads(output.read_text())
     for key in ("precision-overall", "recall-overall", "f1-measure-overall", "loss"):
         assert key in metrics
-    assert 0.0 <= metrics["f1-measure-overall"] <= 1.0
+    # conlleval's span F1, recomputed from the predicted IOB1 tags and the file's gold tags.
+    predictions = tmp_path / "predictions.jsonl"
+    run_allennlp("predict", str(archive), TEST, "--use-dataset-reader", "--output-file", str(predictions), "--silent")
+    lines = predictions.read_text().splitlines()
+    predicted = [set(iob1_tags_to_spans(json.loads(line)["iob1_tags"])) for line in lines]
+    gold = [set(iob1_tags_to_spans(tags)) for tags in _gold_iob1(TEST)]
+    assert len(predicted) == len(gold) == 10
+    correct = sum(len(p & g) for p, g in zip(predicted, gold))
+    n_predicted, n_gold = sum(map(len, predicted)), sum(map(len, gold))
+    f1 = 2 * correct / (n_predicted + n_gold) if n_predicted + n_gold else 0.0
+    assert metrics["f1-measure-overall"] == pytest.approx(f1, abs=1e-6)
+
+
+def _gold_iob1(path: str):
+    """The NER column of each sentence of a CoNLL-2003 file, as written (IOB1)."""
+    sentences, current = [], []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("-DOCSTART-"):
+            if current:
+                sentences.append(current)
+            current = []
+        else:
+            current.append(line.split()[3])
+    return sentences + ([current] if current else [])
 
 
 def test_predict_tags_raw_sentences(archive, tmp_path):
@@ -54,9 +84,7 @@ def test_predict_tags_raw_sentences(archive, tmp_path):
 
 def test_predict_on_a_conll_file_with_the_dataset_reader(archive, tmp_path):
     output = tmp_path / "out.jsonl"
-    run_allennlp(
-        "predict", str(archive), TEST, "--use-dataset-reader", "--output-file", str(output), "--silent"
-    )
+    run_allennlp("predict", str(archive), TEST, "--use-dataset-reader", "--output-file", str(output), "--silent")
     results = [json.loads(line) for line in output.read_text().splitlines()]
     assert len(results) == 10
     assert results[0]["words"][:2] == ["Karl", "Ostrom"]

@@ -1,4 +1,5 @@
 """The BiLSTM-CRF tagger: wiring from config, learning on a tiny batch, predictions with spans."""
+
 from typing import List
 
 import pytest
@@ -11,6 +12,7 @@ from allennlp.models import Model
 
 from elmo_tasks.tasks.ner import ElmoCrfTagger, NerTaggerPredictor
 from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE
+from tests.tasks.experiment_case import ExperimentModelTestCase, write_tiny_config
 
 TRAIN = str(FIXTURES_ROOT / "ner" / "train.txt")
 DEV = str(FIXTURES_ROOT / "ner" / "dev.txt")
@@ -25,9 +27,7 @@ def _reader(elmo: bool = False) -> Conll2003DatasetReader:
         from allennlp.data.token_indexers import ELMoTokenCharactersIndexer
 
         indexers["elmo"] = ELMoTokenCharactersIndexer()
-    return Conll2003DatasetReader(
-        tag_label="ner", convert_to_coding_scheme="BIOUL", token_indexers=indexers
-    )
+    return Conll2003DatasetReader(tag_label="ner", convert_to_coding_scheme="BIOUL", token_indexers=indexers)
 
 
 def _model_params(elmo: bool, hidden: int = 16, dropout: float = 0.0) -> Params:
@@ -41,7 +41,10 @@ def _model_params(elmo: bool, hidden: int = 16, dropout: float = 0.0) -> Params:
     }
     if elmo:
         embedders["elmo"] = {
-            "type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "dropout": 0.0,
+            "type": "fast_elmo",
+            "options_file": OPTIONS_FILE,
+            "weight_file": WEIGHT_FILE,
+            "dropout": 0.0,
         }
     return Params(
         {
@@ -165,3 +168,31 @@ def test_predictor_rejects_bad_input():
         predictor.predict_json({"text": "no sentence key"})
     with pytest.raises(ValueError, match="no tokens"):
         predictor.predict_json({"sentence": "   "})
+
+
+# Overrides that shrink experiments/ner_*.jsonnet for ModelTestCase: one key per size.
+TINY_NER = {
+    "model.text_field_embedder.token_embedders.tokens.embedding_dim": 8,
+    "model.text_field_embedder.token_embedders.token_characters.encoder.num_filters": 8,
+    "model.encoder.hidden_size": 8,
+    "dataset_reader.max_instances": 16,
+    "trainer.num_epochs": 1,
+    # The vocabulary comes from train alone: validate on the same 16 sentences so every tag is known.
+    "validation_data_path": "fixtures/ner/train.txt",
+}
+
+
+def test_one_override_changes_one_size(tmp_path):
+    """The char CNN's filters alone: the encoder's input (words + filters) follows."""
+    config = write_tiny_config("ner_baseline.jsonnet", TINY_NER, tmp_path)
+    vocab = Vocabulary.from_instances(_instances(_reader(), TRAIN))
+    model = Model.from_params(vocab=vocab, params=Params.from_file(config)["model"])
+    assert model.encoder.get_input_dim() == 8 + 8
+
+
+class TestElmoCrfTaggerModelCase(ExperimentModelTestCase):
+    """AllenNLP's model checks on the real NER configs, shrunk to 8-d layers and 16 sentences."""
+
+    @pytest.mark.parametrize("variant", ["baseline", "elmo"])
+    def test_train_save_load_and_batch_consistency(self, variant):
+        self.check_experiment(f"ner_{variant}.jsonnet", TINY_NER)

@@ -1,4 +1,5 @@
 """Span F1 with conlleval semantics: IOB1 data -> BIOUL -> SpanBasedF1Measure, hand-worked."""
+
 from typing import List
 
 import pytest

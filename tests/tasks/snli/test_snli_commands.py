@@ -4,16 +4,22 @@ Training and evaluation run in-process (``allennlp.commands.main`` with ``sys.ar
 from the repo root) to save interpreter start-ups; ``predict`` runs once as a real subprocess
 so the ``.allennlp_plugins`` route is exercised too.
 """
+
 import copy
+import gzip
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from allennlp.common import Params
 
 from tests.conftest import FIXTURES_ROOT, ROOT, run_allennlp
+
+# The allennlp script of the Python running the tests (the project's .venv/bin/allennlp).
+ALLENNLP = str(Path(sys.executable).parent / "allennlp")
 
 TEST_GZ = str(FIXTURES_ROOT / "snli" / "test.jsonl.gz")
 # One epoch on the first 96 pairs of the bundled train/dev files: the round trip is what matters.
@@ -29,43 +35,84 @@ def trained(request, tmp_path_factory) -> Path:
 
 def test_train_writes_archive_and_metrics(trained):
     metrics = json.loads((trained / "run" / "metrics.json").read_text())
-    assert 0.0 <= metrics["validation_accuracy"] <= 1.0
     assert (trained / "run" / "model.tar.gz").exists()
+    # One epoch: the archived model is the validated one, so evaluating it on the same 96 dev
+    # pairs gives the validation accuracy again.
+    out = trained / "dev_metrics.json"
+    run_allennlp(
+        "evaluate",
+        str(trained / "run" / "model.tar.gz"),
+        str(FIXTURES_ROOT / "snli" / "dev.jsonl"),
+        "--output-file",
+        str(out),
+        "-o",
+        json.dumps({"dataset_reader.max_instances": 96}),
+    )
+    assert json.loads(out.read_text())["accuracy"] == pytest.approx(metrics["validation_accuracy"])
     vocab_labels = (trained / "run" / "vocabulary" / "labels.txt").read_text().split()
     assert sorted(vocab_labels) == ["contradiction", "entailment", "neutral"]
 
 
-def test_evaluate_on_gzipped_test(trained):
+def test_evaluate_on_gzipped_test_agrees_with_predict(trained):
     out = trained / "test_metrics.json"
     run_allennlp("evaluate", str(trained / "run" / "model.tar.gz"), TEST_GZ, "--output-file", str(out))
     metrics = json.loads(out.read_text())
-    assert 0.0 <= metrics["accuracy"] <= 1.0 and metrics["loss"] > 0
+    assert metrics["loss"] > 0
+    # The accuracy is the share of test pairs whose predicted label is the gold one.
+    predictions = trained / "test_predictions.jsonl"
+    run_allennlp(
+        "predict",
+        str(trained / "run" / "model.tar.gz"),
+        TEST_GZ,
+        "--use-dataset-reader",
+        "--output-file",
+        str(predictions),
+        "--silent",
+    )
+    predicted = [json.loads(line)["label"] for line in predictions.read_text().splitlines()]
+    with gzip.open(TEST_GZ, "rt", encoding="utf-8") as handle:
+        gold = [label for label in (json.loads(line)["gold_label"] for line in handle) if label != "-"]
+    # The archived config keeps the training run's max_instances, so both read the first 96 pairs.
+    assert len(predicted) == 96 and len(gold) == 99
+    assert metrics["accuracy"] == pytest.approx(sum(p == g for p, g in zip(predicted, gold)) / 96)
 
 
 def test_predict_gives_label_and_probabilities(trained):
     inputs = trained / "pairs.jsonl"
-    pairs = [{"premise": "A man plays a guitar on stage.", "hypothesis": "A man performs music."},
-             {"premise": "Two dogs run in the snow.", "hypothesis": "The cats are asleep."}]
+    pairs = [
+        {"premise": "A man plays a guitar on stage.", "hypothesis": "A man performs music."},
+        {"premise": "Two dogs run in the snow.", "hypothesis": "The cats are asleep."},
+    ]
     inputs.write_text("\n".join(json.dumps(p) for p in pairs) + "\n")
     out = trained / "predictions.jsonl"
     args = ["predict", str(trained / "run" / "model.tar.gz"), str(inputs), "--output-file", str(out), "--silent"]
     if trained.name.startswith("snli_elmo"):  # a fresh process: plugins found via .allennlp_plugins
-        subprocess.run([str(ROOT / ".venv" / "bin" / "allennlp"), *args], cwd=ROOT, check=True,
-                       capture_output=True, env={**os.environ, "ELMO_TASKS_DATA": "fixtures"})
+        subprocess.run(
+            [ALLENNLP, *args],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            env={**os.environ, "ELMO_TASKS_DATA": "fixtures"},
+        )
     else:
         run_allennlp(*args)
     predictions = [json.loads(line) for line in out.read_text().splitlines()]
     assert [p["premise"] for p in predictions] == [p["premise"] for p in pairs]
     for prediction in predictions:
-        probs = prediction["probabilities"]
+        probs = prediction["label_probs"]
         assert set(probs) == {"entailment", "neutral", "contradiction"}
         assert sum(probs.values()) == pytest.approx(1.0, abs=1e-5)
         assert prediction["label"] == max(probs, key=probs.get)
 
 
 def _config(name: str, data: str) -> dict:
-    env = {"ELMO_TASKS_DATA": data, "ELMO_TASKS_SHARED_DATA": "../shared/data",
-           "ELMO_OPTIONS": "o.json", "ELMO_WEIGHTS": "w.hdf5", "ELMO_TASKS_SEED": "1"}
+    env = {
+        "ELMO_TASKS_DATA": data,
+        "ELMO_TASKS_SHARED_DATA": "../shared/data",
+        "ELMO_OPTIONS": "o.json",
+        "ELMO_WEIGHTS": "w.hdf5",
+        "ELMO_TASKS_SEED": "1",
+    }
     return Params.from_file(str(ROOT / "experiments" / f"snli_{name}.jsonnet"), ext_vars=env).as_dict()
 
 
@@ -90,3 +137,25 @@ def test_full_config_is_the_paper_recipe_on_split_dev():
     assert config["model"]["dropout"] == 0.5
     assert config["trainer"]["optimizer"] == {"type": "adam", "lr": 0.0004}
     assert config["data_loader"]["batch_sampler"]["batch_size"] == 32
+
+
+@pytest.mark.parametrize(
+    "bad_line, expected",
+    [
+        ('{"premise": "A dog runs.", "hypothesis": ', "line 4: not valid JSON"),
+        ('{"premise": "A dog runs.", "hypo": "x"}', "line 4: missing or not a string: 'hypothesis'"),
+        ('["A dog runs.", "An animal moves."]', "line 4: expected a JSON object"),
+    ],
+)
+def test_predict_names_the_input_line_of_a_bad_record(trained, bad_line, expected):
+    """Blank lines (which allennlp skips before the predictor sees a line) still count."""
+    from elmo_tasks.tasks.predictor_input import PredictorInputError
+
+    good = json.dumps({"premise": "A man plays a guitar.", "hypothesis": "A man makes music."})
+    inputs = trained / "bad_pairs.jsonl"
+    inputs.write_text(f"{good}\n\n   \n{bad_line}\n{good}\n")
+    args = ["predict", str(trained / "run" / "model.tar.gz"), str(inputs), "--silent", "--batch-size", "2"]
+    with pytest.raises(PredictorInputError) as error:
+        run_allennlp(*args, "--output-file", str(trained / "bad_predictions.jsonl"))
+    assert f"{inputs}, {expected}" in str(error.value)
+    assert '"premise"' in str(error.value) and '"hypothesis"' in str(error.value)

@@ -1,4 +1,6 @@
 """ESIM: output shapes, ELMo-at-output wiring, configuration errors, and that it learns."""
+
+import copy
 from typing import List
 
 import pytest
@@ -18,8 +20,19 @@ from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder
 from elmo_tasks.tasks.snli.model import EsimElmo
 from elmo_tasks.tasks.snli.reader import SnliJsonlReader
 from tests.conftest import OPTIONS_FILE, WEIGHT_FILE
+from tests.tasks.experiment_case import ExperimentModelTestCase
 
 H = 8  # hidden size of both BiLSTMs
+# Overrides that shrink experiments/snli_*.jsonnet for ModelTestCase: one key per size.
+TINY_SNLI = {
+    "model.text_field_embedder.token_embedders.tokens.embedding_dim": 8,
+    "model.encoder.hidden_size": 8,
+    "model.projection_feedforward.hidden_dims": 8,
+    "model.inference_encoder.hidden_size": 8,
+    "model.output_feedforward.hidden_dims": 8,
+    "dataset_reader.max_instances": 24,
+    "trainer.num_epochs": 2,
+}
 PAIRS = [
     ("A man plays a guitar on stage.", "A man performs music.", "entailment"),
     ("Two dogs run in the snow.", "The cats are asleep.", "contradiction"),
@@ -45,10 +58,15 @@ def _model(vocab: Vocabulary, elmo: bool, elmo_at_output: bool, dropout: float =
         vocab=vocab,
         text_field_embedder=embedder,
         encoder=Lazy(LstmSeq2SeqEncoder, constructor_extras={"hidden_size": H, "bidirectional": True}),
-        projection_feedforward=FeedForward(8 * H, 1, H, Activation.by_name("relu")()),
-        inference_encoder=LstmSeq2SeqEncoder(H, H, bidirectional=True),
-        output_feedforward=Lazy(FeedForward, constructor_extras={
-            "num_layers": 1, "hidden_dims": H, "activations": Activation.by_name("tanh")()}),
+        projection_feedforward=Lazy(
+            FeedForward,
+            constructor_extras={"num_layers": 1, "hidden_dims": H, "activations": Activation.by_name("relu")()},
+        ),
+        inference_encoder=Lazy(LstmSeq2SeqEncoder, constructor_extras={"hidden_size": H, "bidirectional": True}),
+        output_feedforward=Lazy(
+            FeedForward,
+            constructor_extras={"num_layers": 1, "hidden_dims": H, "activations": Activation.by_name("tanh")()},
+        ),
         elmo_at_output=elmo_at_output,
         dropout=dropout,
     )
@@ -66,15 +84,18 @@ def test_forward_shapes_and_readable_output(elmo):
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, elmo=elmo, elmo_at_output=elmo).eval()
     output = model(**_batch(instances, vocab))
-    assert output["logits"].shape == (4, 3)
-    assert torch.allclose(output["probs"].sum(-1), torch.ones(4))
+    assert output["label_logits"].shape == (4, 3)
+    assert torch.allclose(output["label_probs"].sum(-1), torch.ones(4))
     assert output["loss"].dim() == 0 and output["loss"].item() > 0
     readable = model.make_output_human_readable(output)
-    for row, label, probs in zip(output["probs"], readable["label"], readable["label_probs"]):
-        assert set(probs) == {"entailment", "neutral", "contradiction"}
-        assert label == max(probs, key=probs.get)
-        assert probs[label] == pytest.approx(row.max().item())
-    assert 0.0 <= model.get_metrics(reset=True)["accuracy"] <= 1.0
+    names = vocab.get_index_to_token_vocabulary("labels")
+    assert set(names.values()) == {"entailment", "neutral", "contradiction"}
+    for row, label in zip(output["label_probs"], readable["label"]):
+        assert label == names[int(row.argmax())]
+    # The metric counts exactly the pairs whose most probable label is the gold one.
+    gold = [label for _, _, label in PAIRS]
+    expected = sum(label == truth for label, truth in zip(readable["label"], gold)) / len(gold)
+    assert model.get_metrics(reset=True)["accuracy"] == pytest.approx(expected)
 
 
 def test_elmo_at_output_uses_the_second_mix_of_each_sentence():
@@ -101,7 +122,7 @@ def test_elmo_at_output_uses_the_second_mix_of_each_sentence():
     hyp_mask = (tensors["hypothesis"]["elmo"]["elmo_tokens"] > 0).any(-1)
     width = 2 * H + elmo.get_output_dim()
     # pooled = [mean_p, max_p, mean_h, max_h], each = [composition (2H); ELMo mix 1].
-    mean_h_elmo = pooled["x"][:, 2 * width + 2 * H: 3 * width]
+    mean_h_elmo = pooled["x"][:, 2 * width + 2 * H : 3 * width]
     expected = masked_mean(hyp_mix1, hyp_mask.unsqueeze(-1), dim=1)
     assert torch.allclose(mean_h_elmo, expected, atol=1e-5)
     assert not torch.allclose(mean_h_elmo, masked_mean(hyp_mix0, hyp_mask.unsqueeze(-1), dim=1), atol=1e-3)
@@ -140,3 +161,61 @@ def test_loss_decreases_on_a_tiny_batch():
         losses.append(loss.item())
     assert losses[-1] < 0.3 * losses[0]
     assert model.get_metrics()["accuracy"] > 0.5
+
+
+def test_matrix_attention_is_injectable():
+    """A bilinear matrix attention from a config replaces the default dot product."""
+    from allennlp.common import Params
+    from allennlp.models import Model
+    from allennlp.modules.matrix_attention import BilinearMatrixAttention, DotProductMatrixAttention
+
+    instances = _instances(elmo=False)
+    vocab = Vocabulary.from_instances(instances)
+    params = {
+        "type": "esim_elmo",
+        "text_field_embedder": {"token_embedders": {"tokens": {"type": "embedding", "embedding_dim": 6}}},
+        "encoder": {"type": "lstm", "hidden_size": H, "bidirectional": True},
+        "projection_feedforward": {"hidden_dims": H, "num_layers": 1, "activations": "relu"},
+        "inference_encoder": {"type": "lstm", "hidden_size": H, "bidirectional": True},
+        "output_feedforward": {"hidden_dims": H, "num_layers": 1, "activations": "tanh"},
+    }
+    default = Model.from_params(vocab=vocab, params=Params(copy.deepcopy(params)))
+    assert isinstance(default.matrix_attention, DotProductMatrixAttention)
+    bilinear = {"type": "bilinear", "matrix_1_dim": 2 * H, "matrix_2_dim": 2 * H}
+    model = Model.from_params(vocab=vocab, params=Params({**params, "matrix_attention": bilinear}))
+    assert isinstance(model.matrix_attention, BilinearMatrixAttention)
+    # The injected attention takes part: changing its weights changes the predictions.
+    model.eval()
+    tensors = _batch(instances, vocab)
+    before = model(**tensors)["label_probs"]
+    with torch.no_grad():
+        model.matrix_attention._weight_matrix.normal_(std=3.0)
+    assert not torch.allclose(before, model(**tensors)["label_probs"])
+
+
+def test_one_override_changes_one_size():
+    """The encoder's hidden size alone: every width that depends on it follows."""
+    import tempfile
+    from pathlib import Path
+
+    from allennlp.common import Params
+    from allennlp.models import Model
+
+    from tests.tasks.experiment_case import write_tiny_config
+
+    instances = _instances(elmo=False)
+    vocab = Vocabulary.from_instances(instances)
+    with tempfile.TemporaryDirectory() as tmp:
+        config = write_tiny_config("snli_baseline.jsonnet", {"model.encoder.hidden_size": 20}, Path(tmp))
+        model = Model.from_params(vocab=vocab, params=Params.from_file(config)["model"])
+    assert model.encoder.get_output_dim() == 40
+    assert model.projection_feedforward.get_input_dim() == 4 * 40
+    assert model.inference_encoder.get_output_dim() == 2 * 32  # its own size, unchanged
+
+
+class TestEsimModelCase(ExperimentModelTestCase):
+    """AllenNLP's model checks on the real SNLI configs, shrunk to 8-d layers and 24 pairs."""
+
+    @pytest.mark.parametrize("variant", ["baseline", "elmo"])
+    def test_train_save_load_and_batch_consistency(self, variant):
+        self.check_experiment(f"snli_{variant}.jsonnet", TINY_SNLI)

@@ -1,10 +1,12 @@
 """The SNLI reader: labels, skipped '-' pairs, gzip, split suffixes and malformed lines."""
+
 import gzip
 import json
 import logging
 from pathlib import Path
 
 import pytest
+from allennlp.common.checks import ConfigurationError
 
 from elmo_tasks.tasks.snli.reader import SnliFormatError, SnliJsonlReader, in_holdout, split_path
 from elmo_tasks.tokenization import SpacyBlankTokenizer
@@ -33,7 +35,8 @@ def test_tokenizer_splits_clitics_and_punctuation_without_a_model():
 
 
 def test_reads_fields_and_skips_no_consensus_pairs(tmp_path, caplog):
-    path = _write(tmp_path / "s.jsonl", [_line(), _line(label="-"), "", _line("A cat sleeps.", "A cat is awake.", "contradiction")])
+    lines = [_line(), _line(label="-"), "", _line("A cat sleeps.", "A cat is awake.", "contradiction")]
+    path = _write(tmp_path / "s.jsonl", lines)
     with caplog.at_level(logging.INFO, logger="elmo_tasks.tasks.snli.reader"):
         instances = list(SnliJsonlReader().read(path))
     assert [i["label"].label for i in instances] == ["entailment", "contradiction"]
@@ -44,11 +47,13 @@ def test_reads_fields_and_skips_no_consensus_pairs(tmp_path, caplog):
 
 def test_fixture_counts_and_gzip_equals_plain(tmp_path):
     reader = SnliJsonlReader()
-    assert len(list(reader.read(str(TRAIN)))) == 299  # 300 pairs, one '-'
+    assert len(list(reader.read(str(TRAIN)))) == 2990  # 3,024 pairs, 34 with '-' (fixtures/snli/NOTICE.md)
     plain = list(reader.read(str(DEV)))
     gz = _write(tmp_path / "dev.jsonl.gz", DEV.read_text(encoding="utf-8").splitlines(), compress=True)
     zipped = list(reader.read(gz))
-    assert len(plain) == len(zipped) == 99
+    assert len(plain) == len(zipped) == 490  # 500 pairs, 10 with '-'
+    train_premises = {i["metadata"]["premise_tokens"].__repr__() for i in reader.read(str(TRAIN))}
+    assert not train_premises & {i["metadata"]["premise_tokens"].__repr__() for i in plain}
     assert [str(i) for i in plain] == [str(i) for i in zipped]
     assert len(list(reader.read(str(TEST_GZ)))) == 99
 
@@ -80,7 +85,7 @@ def test_split_suffix_partitions_by_premise():
     premises = lambda instances: {" ".join(t.text for t in i["premise"].tokens) for i in instances}  # noqa: E731
     assert not premises(train) & premises(holdout)
     assert split_path("a/b.jsonl.gz#holdout") == ("a/b.jsonl.gz", "holdout")
-    with pytest.raises(ValueError, match="only splits are #train, #holdout"):
+    with pytest.raises(ConfigurationError, match="only splits are #train, #holdout"):
         list(reader.read(f"{DEV}#test"))
 
 

@@ -1,4 +1,5 @@
 """scripts/reproduce.py: the results table, and (slow) one fixture-mode run end to end."""
+
 import importlib.util
 import json
 import subprocess
@@ -17,8 +18,14 @@ def _reproduce_module():
 
 
 def _record(variant: str, value: float, seed: int) -> dict:
-    return {"variant": variant, "value": value, "seed": seed, "data": "full", "train_seconds": 120.0,
-            "commands": [f"train {variant} {seed}", f"evaluate {variant} {seed}"]}
+    return {
+        "variant": variant,
+        "value": value,
+        "seed": seed,
+        "data": "full",
+        "train_seconds": 120.0,
+        "commands": [f"train {variant} {seed}", f"evaluate {variant} {seed}"],
+    }
 
 
 def test_table_has_mean_std_and_paper_numbers_and_replaces_itself(tmp_path):
@@ -41,9 +48,24 @@ def test_table_has_mean_std_and_paper_numbers_and_replaces_itself(tmp_path):
 def test_fixture_mode_end_to_end(tmp_path):
     results = tmp_path / "RESULTS.md"
     subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "reproduce.py"), "snli", "--seeds", "1", "--data", "fixtures",
-         "--epochs", "1", "--runs-dir", str(tmp_path / "runs"), "--results", str(results)],
-        cwd=ROOT, check=True, capture_output=True,
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "reproduce.py"),
+            "snli",
+            "--seeds",
+            "1",
+            "--data",
+            "fixtures",
+            "--epochs",
+            "1",
+            "--runs-dir",
+            str(tmp_path / "runs"),
+            "--results",
+            str(results),
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
     )
     records = json.loads((tmp_path / "runs" / "snli" / "results.json").read_text())
     assert [r["variant"] for r in records] == ["baseline", "elmo"]
@@ -79,8 +101,10 @@ def test_overrides_must_be_a_json_object():
 
 def test_table_lists_the_config_overrides_of_its_runs():
     reproduce = _reproduce_module()
-    records = [{**_record("baseline", 80.0, 0), "overrides": {"trainer.num_epochs": 8}},
-               {**_record("elmo", 81.0, 0), "overrides": {"trainer.num_epochs": 8}}]
+    records = [
+        {**_record("baseline", 80.0, 0), "overrides": {"trainer.num_epochs": 8}},
+        {**_record("elmo", 81.0, 0), "overrides": {"trainer.num_epochs": 8}},
+    ]
     table = reproduce.render_table("snli", records)
     assert table.count('- `{"trainer.num_epochs": 8}`') == 1
     assert "overrides" not in reproduce.render_table("snli", [_record("baseline", 80.0, 0)])

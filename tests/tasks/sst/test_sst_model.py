@@ -1,4 +1,5 @@
 """The biattentive classifier: pooling by hand, masking, training lowers the loss, ELMo wiring."""
+
 from typing import List
 
 import pytest
@@ -18,6 +19,7 @@ from elmo_tasks.tasks.sst.model import BiattentiveClassifier
 from elmo_tasks.tasks.sst.pooling import MultiPooling
 from elmo_tasks.tasks.sst.reader import SstTreesReader
 from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE
+from tests.tasks.experiment_case import ExperimentModelTestCase, write_tiny_config
 
 HIDDEN = 8
 
@@ -69,11 +71,11 @@ def _model(vocab: Vocabulary, elmo: bool, elmo_at_output: bool) -> BiattentiveCl
     )
 
 
-def _train(model: BiattentiveClassifier, instances: List[Instance], steps: int) -> List[float]:
+def _train(model: BiattentiveClassifier, instances: List[Instance], steps: int, lr: float = 0.01) -> List[float]:
     batch = Batch(instances)
     batch.index_instances(model.vocab)
     tensors = batch.as_tensor_dict()
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     losses = []
     model.train()
     for _ in range(steps):
@@ -87,14 +89,23 @@ def _train(model: BiattentiveClassifier, instances: List[Instance], steps: int) 
 
 
 @pytest.mark.parametrize("elmo", [False, True])
-def test_training_lowers_the_loss(elmo: bool) -> None:
+def test_training_lowers_the_loss_and_beats_the_majority_class(elmo: bool) -> None:
     torch.manual_seed(0)
-    instances = _instances(elmo)
+    instances = _instances(elmo)[:20]
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, elmo=elmo, elmo_at_output=elmo)
-    losses = _train(model, instances, steps=60)
+    losses = _train(model, instances, steps=30, lr=0.03)
     assert losses[-1] < 0.5 * losses[0], losses
-    assert model.get_metrics()["accuracy"] > 0.2
+    # Fitted sentences: accuracy (dropout off, fresh metric) well above always naming the commonest class.
+    labels = [instance["label"].label for instance in instances]
+    majority = max(labels.count(label) for label in set(labels)) / len(labels)
+    model.eval()
+    model.get_metrics(reset=True)
+    batch = Batch(instances)
+    batch.index_instances(vocab)
+    with torch.no_grad():
+        model(**batch.as_tensor_dict())
+    assert model.get_metrics(reset=True)["accuracy"] >= majority + 0.3
 
 
 def test_elmo_at_output_uses_the_second_mix() -> None:
@@ -117,8 +128,8 @@ def test_padding_does_not_change_predictions() -> None:
     model = _model(vocab, elmo=False, elmo_at_output=False).eval()
     short = min(instances, key=lambda i: len(i["tokens"]))
     long = max(instances, key=lambda i: len(i["tokens"]))
-    alone = model.forward_on_instance(short)["class_probabilities"]
-    together = model.forward_on_instances([short, long])[0]["class_probabilities"]
+    alone = model.forward_on_instance(short)["label_probs"]
+    together = model.forward_on_instances([short, long])[0]["label_probs"]
     assert alone == pytest.approx(together, abs=1e-6)
 
 
@@ -142,7 +153,8 @@ def test_dimension_mismatch_is_reported() -> None:
     embedder = BasicTextFieldEmbedder({"tokens": Embedding(embedding_dim=5, num_embeddings=5)})
     with pytest.raises(ConfigurationError, match="integrator input"):
         BiattentiveClassifier(
-            Vocabulary(), embedder,
+            Vocabulary(),
+            embedder,
             FeedForward(5, 1, HIDDEN, Activation.by_name("relu")()),
             LstmSeq2SeqEncoder(HIDDEN, HIDDEN, bidirectional=True),
             LstmSeq2SeqEncoder(2 * HIDDEN, HIDDEN, bidirectional=True),
@@ -157,7 +169,7 @@ def test_labels_out_of_range_are_reported() -> None:
     batch.index_instances(vocab)
     tensors = batch.as_tensor_dict()
     tensors["label"][0] = 7
-    with pytest.raises(ValueError, match="labels must be 0..4"):
+    with pytest.raises(ConfigurationError, match="labels must be 0..4"):
         model(**tensors)
 
 
@@ -166,6 +178,41 @@ def test_human_readable_names() -> None:
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, elmo=False, elmo_at_output=False).eval()
     outputs = model.forward_on_instances(instances)
+    names = ["very negative", "negative", "neutral", "positive", "very positive"]
     for output in outputs:
-        assert output["label"] == int(output["class_probabilities"].argmax())
-        assert output["label_name"] == ["very negative", "negative", "neutral", "positive", "very positive"][output["label"]]
+        assert output["label"] == names[int(output["label_probs"].argmax())]
+        assert output["label_logits"].shape == (5,)
+
+
+# Overrides that shrink experiments/sst5_*.jsonnet for ModelTestCase: one key per size.
+TINY_SST = {
+    "model.text_field_embedder.token_embedders.tokens.embedding_dim": 8,
+    "model.pre_encode_feedforward.hidden_dims": [8],
+    "model.encoder.hidden_size": 8,
+    "model.integrator.hidden_size": 8,
+    "model.feedforward.hidden_dims": [8],
+    "dataset_reader.max_instances": 32,
+    "validation_dataset_reader.max_instances": 16,
+    "trainer.num_epochs": 1,
+}
+
+
+def test_one_override_changes_one_size(tmp_path) -> None:
+    """The encoder's hidden size alone: the integrator's input (3x its output) follows."""
+    from allennlp.common import Params
+    from allennlp.models import Model
+
+    config = write_tiny_config("sst5_baseline.jsonnet", {**TINY_SST, "model.encoder.hidden_size": 5}, tmp_path)
+    vocab = Vocabulary.from_instances(_instances(False))
+    model = Model.from_params(vocab=vocab, params=Params.from_file(config)["model"])
+    assert model.encoder.get_output_dim() == 10
+    assert model.integrator.get_input_dim() == 30
+    assert model.pooling.get_output_dim() == 4 * 16  # 4 poolings of the integrator's 2 x 8
+
+
+class TestBiattentiveClassifierModelCase(ExperimentModelTestCase):
+    """AllenNLP's model checks on the real SST-5 configs, shrunk to 8-d layers and 32 phrases."""
+
+    @pytest.mark.parametrize("variant", ["baseline", "elmo"])
+    def test_train_save_load_and_batch_consistency(self, variant: str) -> None:
+        self.check_experiment(f"sst5_{variant}.jsonnet", TINY_SST)

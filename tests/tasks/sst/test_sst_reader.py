@@ -1,4 +1,5 @@
 """The ``sst_ptb_trees`` reader on hand-written trees, and on the real data when it is present."""
+
 from pathlib import Path
 from typing import List, Tuple
 
@@ -27,8 +28,16 @@ def trees(tmp_path: Path) -> Path:
 def test_all_phrases_without_deduplication(trees: Path) -> None:
     # Tree 1: 5 nodes; tree 2: 5 nodes.
     assert _read(trees, deduplicate=False) == [
-        (["the", "best", "."], 4), (["the", "best"], 2), (["the"], 2), (["best"], 4), (["."], 2),
-        (["the", "worst", "."], 0), (["the"], 2), (["worst", "."], 0), (["worst"], 0), (["."], 2),
+        (["the", "best", "."], 4),
+        (["the", "best"], 2),
+        (["the"], 2),
+        (["best"], 4),
+        (["."], 2),
+        (["the", "worst", "."], 0),
+        (["the"], 2),
+        (["worst", "."], 0),
+        (["worst"], 0),
+        (["."], 2),
     ]
 
 
@@ -44,7 +53,11 @@ def test_roots_only(trees: Path) -> None:
 
 def test_binary_drops_neutral_and_merges_classes(trees: Path) -> None:
     assert _read(trees, binary=True) == [
-        (["the", "best", "."], 1), (["best"], 1), (["the", "worst", "."], 0), (["worst", "."], 0), (["worst"], 0),
+        (["the", "best", "."], 1),
+        (["best"], 1),
+        (["the", "worst", "."], 0),
+        (["worst", "."], 0),
+        (["worst"], 0),
     ]
 
 

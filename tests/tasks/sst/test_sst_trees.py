@@ -1,4 +1,5 @@
 """The tree parser on hand-written trees: phrases, labels, un-escaping and malformed input."""
+
 import re
 
 import pytest

@@ -63,9 +63,10 @@ local snli_dir = common.shared_data + '/snli/';
           ['.*_feedforward.*bias', { type: 'zero' }],
           ['output_logit.weight', { type: 'xavier_uniform' }],
           ['output_logit.bias', { type: 'zero' }],
-          ['.*encoder.*weight_ih.*', { type: 'xavier_uniform' }],
-          ['.*encoder.*weight_hh.*', { type: 'orthogonal' }],
-          ['.*encoder.*bias.*', { type: 'zero' }],
+          // anchored: an unanchored '.*encoder.*bias' also matched the biLM's token_encoder
+          ['^(encoder|inference_encoder)\\..*weight_ih.*', { type: 'xavier_uniform' }],
+          ['^(encoder|inference_encoder)\\..*weight_hh.*', { type: 'orthogonal' }],
+          ['^(encoder|inference_encoder)\\..*bias.*', { type: 'zero' }],
         ],
       },
     } + (if elmo then { regularizer: common.elmo_regularizer(0.001) } else {}),

@@ -1,0 +1,40 @@
+"""Every ELMo experiment leaves the pretrained biLM exactly as loaded when it builds its model.
+
+An initializer regex written for the task's own encoders (e.g. an unanchored '.*encoder.*bias')
+also matches the biLM's ``token_encoder`` parameters and silently overwrites pretrained weights:
+this caught SNLI zeroing the char-CNN biases. Building the model is enough to see it.
+"""
+import os
+from pathlib import Path
+
+import pytest
+import torch
+from allennlp.common import Params
+from allennlp.data import DatasetReader, Vocabulary
+from allennlp.models import Model
+
+from elmo_tasks.bilm import load_bilm
+from elmo_tasks.modules import find_elmo_embedder
+from tests.conftest import OPTIONS_FILE, ROOT, WEIGHT_FILE
+
+ELMO_EXPERIMENTS = sorted(p.name for p in (ROOT / "experiments").glob("*_elmo.jsonnet"))
+
+
+@pytest.mark.parametrize("experiment", ELMO_EXPERIMENTS)
+def test_building_the_model_keeps_the_pretrained_bilm(experiment, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    env = {**os.environ, "ELMO_TASKS_DATA": "fixtures"}
+    params = Params.from_file(str(ROOT / "experiments" / experiment), ext_vars=env)
+    reader = DatasetReader.from_params(params.pop("dataset_reader"))
+    instances = list(reader.read(params.pop("train_data_path")))[:20]
+    vocab = Vocabulary.from_instances(instances)
+    model = Model.from_params(vocab=vocab, params=params.pop("model"))
+    elmo = find_elmo_embedder(model)
+    assert elmo is not None, f"{experiment} has no fast_elmo embedder"
+    reference = load_bilm(OPTIONS_FILE, WEIGHT_FILE).state_dict()
+    for name, value in elmo.bilm.state_dict().items():
+        assert torch.equal(value, reference[name]), f"{experiment} changed the biLM parameter {name}"
+
+
+def test_every_task_has_an_elmo_experiment():
+    assert len(ELMO_EXPERIMENTS) >= 5 and all(Path(ROOT / "experiments" / e).exists() for e in ELMO_EXPERIMENTS)

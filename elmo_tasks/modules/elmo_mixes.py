@@ -44,11 +44,10 @@ def words_to_cache(vocab_to_cache: Union[str, Sequence[str], None], vocab: Optio
                 f"vocab_to_cache='{vocab_to_cache}' names a vocabulary namespace, but no vocabulary was given; "
                 "build the embedder from a config (the model passes its vocabulary) or pass a list of words"
             )
-        words = list(vocab.get_token_to_index_vocabulary(vocab_to_cache))
-        if not words:
+        if vocab_to_cache not in vocab.get_namespaces():
             raise ConfigurationError(f"vocab_to_cache: the vocabulary has no namespace '{vocab_to_cache}' "
                                      f"(it has {sorted(vocab.get_namespaces())})")
-        return words
+        return list(vocab.get_token_to_index_vocabulary(vocab_to_cache))
     return list(vocab_to_cache)
 
 
@@ -197,7 +196,7 @@ class ElmoMixes(torch.nn.Module):
             return
         if isinstance(self.bilm, BiLM):
             count = convert_allennlp_state(state_dict, elmo_prefix, self.bilm.options)
-            moved = {key: prefix + "bilm." + key[len(elmo_prefix):] for key in list(state_dict)
+            moved = {key: prefix + key[len(elmo_prefix):] for key in list(state_dict)
                      if key.startswith(elmo_prefix + "bilm.")}
         else:  # a custom module keeps its own names
             moved = {key: prefix + "bilm." + key[len(elmo_prefix + "_elmo_lstm."):] for key in list(state_dict)

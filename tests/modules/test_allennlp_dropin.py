@@ -109,7 +109,7 @@ def test_elmo_at_output_works_through_the_replaced_name():
 
 # ---- the NER config shaped like allennlp-models' ner_elmo.jsonnet, trained both ways ----------
 
-OVERRIDES = json.dumps({"trainer": {"num_epochs": 2}})
+OVERRIDES = json.dumps({"trainer.num_epochs": 2})
 
 
 @pytest.fixture(scope="module")

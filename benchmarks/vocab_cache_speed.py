@@ -30,7 +30,7 @@ from typing import Dict, List
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bilm_speed import DEFAULT_DATA, read_sentences, write_random_model  # noqa: E402
+from bilm_speed import DEFAULT_DATA, read_sentences, write_random_model
 
 RUNS = ["allennlp", "allennlp_cache_exact", "allennlp_cache_unk", "ours", "ours_cache"]
 PADDING, UNKNOWN = "@@PADDING@@", "@@UNKNOWN@@"

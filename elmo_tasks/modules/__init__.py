@@ -9,7 +9,11 @@ from elmo_tasks.modules.allennlp_compat import (
     restore_allennlp_elmo,
 )
 from elmo_tasks.modules.elmo import Elmo
-from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder, elmo_at_output, find_elmo_embedder
+from elmo_tasks.modules.elmo_token_embedder import (
+    ElmoTokenEmbedder,
+    elmo_at_output,
+    find_elmo_embedder,
+)
 
 __all__ = [
     "ElmoTokenEmbedder", "Elmo", "AllenNlpElmoTokenEmbedder", "elmo_at_output", "find_elmo_embedder",

@@ -26,7 +26,10 @@ from allennlp.modules.scalar_mix import ScalarMix
 
 from elmo_tasks.bilm import BiLM
 from elmo_tasks.bilm.word_cache import WordVectorCache
-from elmo_tasks.modules.allennlp_state import convert_allennlp_state, is_allennlp_bilm_state
+from elmo_tasks.modules.allennlp_state import (
+    convert_allennlp_state,
+    is_allennlp_bilm_state,
+)
 from elmo_tasks.modules.layer_cache import LayerCache
 
 logger = logging.getLogger(__name__)

@@ -8,9 +8,15 @@ import torch
 from allennlp.common import Params
 from allennlp.data import Batch, Vocabulary
 from allennlp.data.dataset_readers import Conll2003DatasetReader
-from allennlp.data.token_indexers import ELMoTokenCharactersIndexer, SingleIdTokenIndexer, TokenCharactersIndexer
+from allennlp.data.token_indexers import (
+    ELMoTokenCharactersIndexer,
+    SingleIdTokenIndexer,
+    TokenCharactersIndexer,
+)
 from allennlp.models.archival import load_archive
-from allennlp.modules.token_embedders import ElmoTokenEmbedder as AllenNlpElmoTokenEmbedderOriginal
+from allennlp.modules.token_embedders import (
+    ElmoTokenEmbedder as AllenNlpElmoTokenEmbedderOriginal,
+)
 from allennlp.modules.token_embedders import TokenEmbedder
 
 import elmo_tasks.modules
@@ -22,7 +28,10 @@ from elmo_tasks.modules import (
     elmo_at_output,
     restore_allennlp_elmo,
 )
-from elmo_tasks.modules.allennlp_compat import ENVIRONMENT_VARIABLE, allennlp_elmo_is_replaced
+from elmo_tasks.modules.allennlp_compat import (
+    ENVIRONMENT_VARIABLE,
+    allennlp_elmo_is_replaced,
+)
 from tests.conftest import FIXTURES_ROOT, WEIGHT_FILE, run_allennlp
 
 SKIP_OPTIONS = str(FIXTURES_ROOT / "migrating" / "bilm_tf_options_with_skip.json")

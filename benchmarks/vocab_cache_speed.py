@@ -126,7 +126,8 @@ def main() -> None:
     half = len(sentences) // 2
     words = vocabulary(sentences[:half])
     measured = sentences[half:]
-    unknown = sum(w not in set(words) for s in measured for w in s)
+    known = set(words)
+    unknown = sum(w not in known for s in measured for w in s)
     print(f"vocabulary: {len(words) - 2} words from {half} sentences; measured: {len(measured)} sentences, "
           f"{sum(map(len, measured))} tokens, {unknown} of them unknown", flush=True)
     rows = []

@@ -62,12 +62,19 @@ class BiLM(nn.Module):
     def reset_states(self) -> None:
         self._states = None
 
-    def forward(self, char_ids: torch.Tensor) -> BilmOutput:
-        """``char_ids`` ``(batch, tokens, chars)``: ids without boundary tokens, zero rows as padding."""
+    def forward(self, char_ids: torch.Tensor, keep_boundaries: bool = False) -> BilmOutput:
+        """``char_ids`` ``(batch, tokens, chars)``: ids without boundary tokens, zero rows as padding.
+
+        With ``keep_boundaries`` the layers keep ``<S>``/``</S>`` (``(batch, tokens + 2, ...)``,
+        the mask covers them too; an all-padding row still gets ``<S> </S>``): ELMo needs them
+        for AllenNLP's layer-norm statistics and for ``keep_sentence_boundaries``.
+        """
         self._check_ids(char_ids)
-        mask = (char_ids > 0).any(dim=-1)
         ids, full_mask = add_sentence_boundaries(char_ids)
         layers = self.layers_with_boundaries(ids, full_mask)
+        if keep_boundaries:
+            return BilmOutput(layers, full_mask)
+        mask = (char_ids > 0).any(dim=-1)
         tokens = char_ids.shape[1]
         keep = mask.unsqueeze(-1).to(layers[0].dtype)
         return BilmOutput([layer[:, 1: tokens + 1] * keep for layer in layers], mask)

@@ -9,7 +9,7 @@ CNN over the full padded ``(batch, tokens, 50)`` grid):
   characters that every token still sees an all-padding window (whose value the max-pool
   would otherwise take from the untrimmed tail).
 """
-from typing import List
+from typing import List, Optional
 
 import torch
 from torch import nn
@@ -64,6 +64,8 @@ class CharacterTokenEncoder(nn.Module):
             if options.n_filters != options.projection_dim else None
         )
         self._activation = torch.relu if options.activation == "relu" else torch.tanh
+        # Optional precomputed vectors of known words (elmo_tasks.bilm.word_cache.WordVectorCache).
+        self.word_cache: Optional[nn.Module] = None
 
     def forward(self, char_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Encode ``char_ids`` ``(batch, tokens, chars)`` where ``mask`` is true; zeros elsewhere."""
@@ -72,7 +74,10 @@ class CharacterTokenEncoder(nn.Module):
         positions = flat_mask.nonzero().squeeze(1)
         words = char_ids.reshape(-1, chars).index_select(0, positions)
         unique_words, inverse = torch.unique(words, dim=0, return_inverse=True)
-        encoded = self.encode_words(unique_words).index_select(0, inverse)
+        if self.word_cache is None:
+            encoded = self.encode_words(unique_words).index_select(0, inverse)
+        else:
+            encoded = self.word_cache.encode(unique_words, self.encode_words).index_select(0, inverse)
         out = encoded.new_zeros(batch * tokens, encoded.shape[-1])
         out = out.index_copy(0, positions, encoded)
         return out.view(batch, tokens, -1)

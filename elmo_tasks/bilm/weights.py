@@ -95,6 +95,16 @@ def load_weights(model: BiLM, path: str, options_source: str = "the options") ->
             target.copy_(torch.from_numpy(_file_to_ours(name, arrays, model.options)).to(target.device, target.dtype))
 
 
+def bilm_state_from_arrays(arrays: Dict[str, np.ndarray], options: BilmOptions) -> Dict[str, torch.Tensor]:
+    """A ``BiLM`` state dict built from the hdf5 datasets (e.g. converted from another layout)."""
+    with torch.device("meta"):  # parameter names only, nothing allocated
+        names = [name for name, _ in BiLM(options).named_parameters()]
+    state = {name: torch.from_numpy(np.ascontiguousarray(_file_to_ours(name, arrays, options))) for name in names}
+    embedding = state["token_encoder.char_embedding"]  # the file has no row for id 0 (padding)
+    state["token_encoder.char_embedding"] = torch.cat([embedding.new_zeros(1, embedding.shape[1]), embedding])
+    return state
+
+
 def weight_arrays(model: BiLM) -> Dict[str, np.ndarray]:
     """The model's weights as the hdf5 datasets of the original layout (float32)."""
     ours = {name: t.detach().float().cpu().numpy() for name, t in _our_tensors(model).items()}

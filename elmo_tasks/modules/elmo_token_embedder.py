@@ -1,35 +1,51 @@
 """The ELMo TokenEmbedder: our biLM plus one or more scalar mixes of its layers.
 
 ``ELMo_k = gamma * sum_j softmax(w)_j * h_k,j`` (optionally layer-normalising each layer
-first), followed by dropout. Several mixes (``num_output_representations``) share ONE biLM
-pass; the first is returned by ``forward``. A model that wants ELMo at its output as well gets
-the others with :func:`elmo_at_output` (once, in ``__init__``) and
-:meth:`ElmoTokenEmbedder.take_representations` (right after each embedding call).
+first), followed by dropout and an optional linear projection. Several mixes
+(``num_output_representations``) share ONE biLM pass; the first is returned by ``forward``. A
+model that wants ELMo at its output as well gets the others with :func:`elmo_at_output` (once,
+in ``__init__``) and :meth:`ElmoTokenEmbedder.take_representations` (right after each
+embedding call).
 """
 import logging
 import math
-from typing import Dict, List, Optional
+from typing import List, Optional, Union
 
 import torch
 from allennlp.common.checks import ConfigurationError
-from allennlp.modules.scalar_mix import ScalarMix
+from allennlp.common.file_utils import cached_path
+from allennlp.data import Vocabulary
 from allennlp.modules.token_embedders.token_embedder import TokenEmbedder
 
+from elmo_tasks.bilm import BiLM
 from elmo_tasks.bilm.archived import load_model_bilm
-from elmo_tasks.modules.layer_cache import LayerCache
+from elmo_tasks.modules.elmo_mixes import ElmoMixes, words_to_cache
 from elmo_tasks.pretrained import SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENCE
 
 logger = logging.getLogger(__name__)
 
 
+def load_elmo_bilm(options_file: str, weight_file: Optional[str], stateful: bool,
+                   serialization_dir: Optional[str] = None) -> BiLM:
+    """The one place where ELMo modules turn ``options_file``/``weight_file`` into a biLM.
+
+    A URL (as in allennlp-models' configs) goes through AllenNLP's download cache, as it does
+    with AllenNLP's own ELMo; package references (``elmo_tasks:pretrained/...``) and local paths
+    go through :func:`elmo_tasks.bilm.archived.load_model_bilm`, which keeps the options with a
+    trained model so that its archive survives a move.
+    """
+    options_file = cached_path(options_file) if "://" in options_file else options_file
+    weight_file = cached_path(weight_file) if weight_file is not None and "://" in weight_file else weight_file
+    return load_model_bilm(options_file, weight_file, serialization_dir, stateful=stateful)
+
+
 @TokenEmbedder.register("fast_elmo")
-class ElmoTokenEmbedder(TokenEmbedder):
+class ElmoTokenEmbedder(TokenEmbedder, ElmoMixes):
     """ELMo from an ``options.json`` + hdf5 weight file in the original format.
 
     # Parameters
     options_file, weight_file : the biLM (``weight_file=None`` gives random weights, for tests);
-        paths or ``elmo_tasks:`` package references; both default to the small biLM that ships
-        with elmo-tasks (elmo_tasks/pretrained).
+        both default to the small biLM that ships with elmo-tasks (elmo_tasks/pretrained).
     dropout : applied to each output representation.
     do_layer_norm : layer-normalise each biLM layer before mixing.
     num_output_representations : independent mixes over one biLM pass.
@@ -40,6 +56,15 @@ class ElmoTokenEmbedder(TokenEmbedder):
     stateful : carry LSTM states from batch to batch like the original (default: stateless).
     cache_size_mb : memory budget of the exact per-sentence cache of biLM layers, used only
         when the biLM is frozen and stateless (0 turns it off).
+    projection_dim : if given, a trainable linear map of every output representation to this
+        width (AllenNLP's ``projection_dim``).
+    vocab_to_cache : words whose context-free token vectors are computed once (the character
+        CNN and highway layers are skipped for them): a vocabulary namespace such as
+        ``"tokens"``, or a list of words. Any other word takes the character path, so the
+        output is the same with or without it. Ignored while fine-tuning (``requires_grad``).
+    layer_norm_style : where ``do_layer_norm`` takes its statistics: ``"bilm_tf"`` (the real
+        tokens, as the original bilm-tf) or ``"allennlp"`` (boundary tokens included, as
+        AllenNLP's ELMo); see elmo_tasks/modules/elmo_mixes.py.
     serialization_dir : passed by AllenNLP (not set in configs): the biLM's options are kept
         there, and read back from an archive, see :mod:`elmo_tasks.bilm.archived`.
     """
@@ -56,50 +81,43 @@ class ElmoTokenEmbedder(TokenEmbedder):
         fixed_layer_weights: Optional[List[float]] = None,
         stateful: bool = False,
         cache_size_mb: float = 1024,
+        projection_dim: Optional[int] = None,
+        vocab_to_cache: Union[str, List[str], None] = None,
+        layer_norm_style: str = "bilm_tf",
+        vocab: Optional[Vocabulary] = None,
         serialization_dir: Optional[str] = None,
     ) -> None:
         super().__init__()
-        if num_output_representations < 1:
-            raise ValueError("num_output_representations must be at least 1")
         if scalar_mix_parameters is not None and fixed_layer_weights is not None:
             raise ValueError("give scalar_mix_parameters or fixed_layer_weights, not both")
-        self.bilm = load_model_bilm(options_file, weight_file, serialization_dir, stateful=stateful)
-        self.requires_grad = requires_grad
-        for parameter in self.bilm.parameters():
-            parameter.requires_grad_(requires_grad)
-        num_layers = self.bilm.num_layers
+        self._serialization_dir = serialization_dir
+        bilm = self._build_bilm(options_file, weight_file, stateful)
         if fixed_layer_weights is not None:
-            scalar_mix_parameters = _log_weights(fixed_layer_weights, num_layers)
-        if scalar_mix_parameters is not None and len(scalar_mix_parameters) != num_layers:
-            raise ValueError(f"the biLM has {num_layers} layers but {len(scalar_mix_parameters)} mixing weights were given")
-        for k in range(num_output_representations):
-            mix = ScalarMix(
-                num_layers,
-                do_layer_norm=do_layer_norm,
-                initial_scalar_parameters=scalar_mix_parameters,
-                trainable=scalar_mix_parameters is None,
-            )
-            self.add_module(f"scalar_mix_{k}", mix)
-        self.num_output_representations = num_output_representations
-        self.do_layer_norm = do_layer_norm
-        self.dropout = torch.nn.Dropout(dropout)
-        use_cache = cache_size_mb > 0 and not requires_grad and not stateful
-        self.cache = LayerCache(cache_size_mb) if use_cache else None
+            scalar_mix_parameters = _log_weights(fixed_layer_weights, bilm.num_layers)
+        self._setup_elmo(
+            bilm, num_output_representations, requires_grad, do_layer_norm, dropout, scalar_mix_parameters,
+            layer_norm_style, keep_sentence_boundaries=False, cached_words=words_to_cache(vocab_to_cache, vocab),
+            cache_size_mb=cache_size_mb,
+        )
+        self.projection = torch.nn.Linear(bilm.output_dim, projection_dim) if projection_dim else None
         self._last_pass: Optional[List[torch.Tensor]] = None
-        # Sentences the biLM has encoded through the cache (a count for tests and benchmarks).
-        self.sentences_run = 0
+
+    def _build_bilm(self, options_file: str, weight_file: Optional[str], stateful: bool) -> BiLM:
+        return load_elmo_bilm(options_file, weight_file, stateful, self._serialization_dir)
 
     def get_output_dim(self) -> int:
-        return self.bilm.output_dim
+        return self.projection.out_features if self.projection is not None else self.bilm.output_dim
 
-    def forward(self, elmo_tokens: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
-        """``elmo_tokens``: ``(batch, tokens, 50)`` character ids from the ``elmo_characters`` indexer."""
-        layers, mask = self._bilm_layers(elmo_tokens)
-        representations = []
-        for k in range(self.num_output_representations):
-            mix: ScalarMix = getattr(self, f"scalar_mix_{k}")
-            mixed = mix(layers, mask) if self.do_layer_norm else mix(layers)
-            representations.append(self.dropout(mixed))
+    def forward(self, elmo_tokens: torch.Tensor, word_inputs: Optional[torch.Tensor] = None) -> torch.Tensor:  # type: ignore[override]
+        """``elmo_tokens``: ``(batch, tokens, 50)`` character ids from the ``elmo_characters`` indexer,
+        or ``(batch, texts, tokens, 50)`` for a list of texts per instance.
+
+        ``word_inputs`` (AllenNLP's word ids for ``vocab_to_cache``) is accepted and not needed:
+        the cached words are found from their characters.
+        """
+        representations, _ = self._representations(elmo_tokens)
+        if self.projection is not None:
+            representations = [self.projection(r) for r in representations]
         self._last_pass = representations
         return representations[0]
 
@@ -118,47 +136,6 @@ class ElmoTokenEmbedder(TokenEmbedder):
             )
         representations, self._last_pass = self._last_pass, None
         return representations
-
-    def _bilm_layers(self, char_ids: torch.Tensor):
-        if self.requires_grad:
-            output = self.bilm(char_ids)
-            return output.layers, output.mask
-        if self.cache is None:
-            with torch.no_grad():
-                output = self.bilm(char_ids)
-            return output.layers, output.mask
-        return self._cached_layers(char_ids)
-
-    def _cached_layers(self, char_ids: torch.Tensor):
-        mask = (char_ids > 0).any(dim=-1)
-        lengths = mask.sum(dim=1).tolist()
-        keys = self.cache.keys(char_ids, lengths)
-        found = [self.cache.get(key) for key in keys]
-        # Rows with the same sentence (e.g. one per SRL predicate) share one biLM pass.
-        missing: Dict[bytes, List[int]] = {}
-        for row, value in enumerate(found):
-            if value is None:
-                missing.setdefault(keys[row], []).append(row)
-        if missing:
-            first_rows = [rows[0] for rows in missing.values()]
-            index = torch.tensor(first_rows, device=char_ids.device)
-            unique = char_ids.index_select(0, index)
-            longest = max(lengths[row] for row in first_rows)
-            with torch.no_grad():
-                output = self.bilm(unique[:, :longest])
-            self.sentences_run += len(first_rows)
-            stacked = torch.stack(output.layers)  # (layers, rows, tokens, dim)
-            for slot, (key, rows) in enumerate(missing.items()):
-                value = stacked[:, slot, : lengths[rows[0]]]
-                for row in rows:
-                    found[row] = value
-                self.cache.put(key, value.clone())
-        num_layers, dim = self.bilm.num_layers, self.bilm.output_dim
-        batch, tokens = mask.shape
-        out = char_ids.new_zeros((num_layers, batch, tokens, dim), dtype=torch.float32)
-        for row, value in enumerate(found):
-            out[:, row, : lengths[row]] = value
-        return list(out.unbind(0)), mask
 
 
 def _log_weights(weights: List[float], num_layers: int) -> List[float]:

@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 import torch
 from allennlp.common.checks import ConfigurationError
@@ -139,3 +140,109 @@ def test_stateful_embedder_carries_state_between_batches():
     embedder.bilm.reset_states()
     assert torch.allclose(embedder(ids), first, atol=1e-6)
 
+
+
+# ---- AllenNLP's elmo_token_embedder arguments and input shapes --------------------------------
+
+def _texts_per_instance():
+    """Character ids (2 instances, 2 texts, tokens, 50), the second text of instance 1 empty."""
+    texts = [[SENTENCES[0], ["Cats", "purr"]], [SENTENCES[1], []]]
+    longest = max(len(t) for instance in texts for t in instance)
+    ids = torch.zeros(2, 2, longest, 50, dtype=torch.long)
+    for i, instance in enumerate(texts):
+        for j, text in enumerate(instance):
+            if text:
+                ids[i, j, : len(text)] = batch_to_ids([text])[0]
+    return ids
+
+
+@pytest.mark.parametrize("cache_size_mb", [0, 1024])
+def test_4d_input_with_and_without_the_layer_cache(cache_size_mb):
+    ids = _texts_per_instance()
+    embedder = _embedder(cache_size_mb=cache_size_mb)
+    out = embedder(ids)
+    flat = _embedder(cache_size_mb=0)(ids.view(4, ids.shape[2], 50))
+    assert out.shape == (2, 2, ids.shape[2], 32)
+    assert torch.allclose(out.view(4, ids.shape[2], 32), flat, atol=1e-6)
+    assert out[1, 1].abs().sum() == 0
+    if cache_size_mb:
+        assert torch.allclose(embedder(ids), out, atol=1e-6) and embedder.cache.hits == 4
+
+
+def test_projection_dim_projects_3d_and_4d_outputs():
+    embedder = _embedder(projection_dim=7)
+    assert embedder.get_output_dim() == 7
+    ids = batch_to_ids(SENTENCES)
+    out = embedder(ids)
+    assert out.shape == (2, 6, 7)
+    unprojected = sum(_layers()) / 3
+    assert torch.allclose(out, embedder.projection(unprojected), atol=1e-6)
+    assert embedder(_texts_per_instance()).shape[-1] == 7
+    out.sum().backward()
+    assert embedder.projection.weight.grad is not None
+
+
+def _numpy_layer_norm_mix(layers, statistics_mask, weights, gamma):
+    """gamma * sum_j w_j (h_j - mean_j) / sqrt(var_j + eps), mean and var over statistics_mask."""
+    keep = statistics_mask[..., None].astype(np.float64)
+    count = keep.sum() * layers[0].shape[-1]
+    total = 0.0
+    for weight, layer in zip(weights, layers):
+        layer = layer.astype(np.float64)
+        mean = (layer * keep).sum() / count
+        variance = (((layer - mean) * keep) ** 2).sum() / count
+        total = total + weight * (layer - mean) / np.sqrt(variance + 1e-12)
+    return gamma * total
+
+
+@pytest.mark.parametrize("style", ["bilm_tf", "allennlp"])
+def test_layer_norm_statistics_follow_the_named_style(style):
+    embedder = _embedder(do_layer_norm=True, layer_norm_style=style, scalar_mix_parameters=[0.3, -0.2, 0.5])
+    ids = batch_to_ids(SENTENCES)
+    out = embedder(ids).detach().numpy()
+    with torch.no_grad():
+        full = load_bilm(OPTIONS_FILE, WEIGHT_FILE)(ids, keep_boundaries=True)
+    layers = [layer.numpy() for layer in full.layers]
+    full_mask = full.mask.numpy()
+    token_mask = (ids > 0).any(dim=-1).numpy()
+    if style == "bilm_tf":  # the real tokens only (bilm-tf's weight_layers)
+        statistics_mask = np.zeros_like(full_mask)
+        statistics_mask[:, 1:-1] = token_mask
+    else:  # the boundaries too (AllenNLP's Elmo)
+        statistics_mask = full_mask
+    weights = np.exp([0.3, -0.2, 0.5]) / np.exp([0.3, -0.2, 0.5]).sum()
+    expected = _numpy_layer_norm_mix(layers, statistics_mask, weights, 1.0)[:, 1:-1] * token_mask[..., None]
+    assert np.abs(out - expected).max() < 1e-5
+    other = "allennlp" if style == "bilm_tf" else "bilm_tf"
+    other_out = _embedder(do_layer_norm=True, layer_norm_style=other, scalar_mix_parameters=[0.3, -0.2, 0.5])(ids)
+    assert np.abs(other_out.detach().numpy() - expected).max() > 1e-3  # the styles really differ
+    assert (out[~token_mask] == 0).all()  # padding stays zero
+
+
+def test_layer_norm_style_is_checked():
+    with pytest.raises(ConfigurationError, match="layer_norm_style must be one of"):
+        _embedder(layer_norm_style="tf")
+
+
+def test_vocab_to_cache_a_namespace_from_the_model_vocabulary():
+    from allennlp.data import Vocabulary
+
+    vocab = Vocabulary()
+    vocab.add_tokens_to_namespace(["The", "cat", "sat"], "tokens")
+    embedder = TokenEmbedder.from_params(vocab=vocab, params=Params({
+        "type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "dropout": 0.0,
+        "vocab_to_cache": "tokens", "cache_size_mb": 0}))
+    ids = batch_to_ids(SENTENCES)
+    assert torch.allclose(embedder(ids), sum(_layers()) / 3, atol=1e-6)
+    word_cache = embedder.bilm.token_encoder.word_cache
+    assert word_cache.hits == 5 and word_cache.misses == 6  # <S> </S> The cat sat | . Dogs bark loudly at night
+    with pytest.raises(ConfigurationError, match="no namespace 'words'"):
+        ElmoTokenEmbedder(OPTIONS_FILE, WEIGHT_FILE, vocab_to_cache="words", vocab=vocab)
+    with pytest.raises(ConfigurationError, match="no vocabulary was given"):
+        ElmoTokenEmbedder(OPTIONS_FILE, WEIGHT_FILE, vocab_to_cache="tokens")
+
+
+def test_vocab_to_cache_is_not_used_while_fine_tuning(caplog):
+    embedder = _embedder(vocab_to_cache=["The"], requires_grad=True)
+    assert embedder.word_cache is None and embedder.bilm.token_encoder.word_cache is None
+    assert "ignored while fine-tuning" in caplog.text

@@ -1,0 +1,8 @@
+"""Plugin: list ``elmo_tasks.modules.replace_allennlp_elmo`` in ``.allennlp_plugins`` (after
+``elmo_tasks``) and AllenNLP's ``elmo_token_embedder`` is served by elmo-tasks' ELMo.
+
+See elmo_tasks/modules/allennlp_compat.py and docs/MIGRATING.md.
+"""
+from elmo_tasks.modules.allennlp_compat import replace_allennlp_elmo
+
+replace_allennlp_elmo()

@@ -18,6 +18,8 @@ DEFAULTS: Dict[str, str] = {
     "ELMO_OPTIONS": SMALL_OPTIONS_FILE,
     "ELMO_WEIGHTS": SMALL_WEIGHT_FILE,
     "ELMO_TASKS_SEED": "13370",
+    # experiments/squad.libsonnet with ELMO_TASKS_DATA=full: the XQuAD cross-validation fold tested, K/N
+    "ELMO_TASKS_FOLD": "1/4",
     # experiments/bilm_small_continue.jsonnet: the shuffled corpus and the biLM it starts from
     "BILM_CORPUS": "runs/bilm_corpus",
     "BILM_START": str(SMALL_BILM_DIR),

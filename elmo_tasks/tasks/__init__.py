@@ -3,3 +3,4 @@ from elmo_tasks.tasks import snli  # noqa: F401
 from elmo_tasks.tasks import sst  # noqa: F401
 from elmo_tasks.tasks import ner  # noqa: F401
 from elmo_tasks.tasks import lm  # noqa: F401
+from elmo_tasks.tasks import squad  # noqa: F401

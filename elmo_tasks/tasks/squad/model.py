@@ -113,8 +113,9 @@ class BidafSelfAttention(Model):
                                "attention_dim", "span_start_encoder input dim")
         check_dimensions_match(attention_dim + span_start_encoder.get_output_dim(), span_end_encoder.get_input_dim(),
                                "attention_dim + span_start_encoder output dim", "span_end_encoder input dim")
-        self.span_start_predictor = torch.nn.Linear(span_start_encoder.get_output_dim(), 1)
-        self.span_end_predictor = torch.nn.Linear(span_end_encoder.get_output_dim(), 1)
+        # No bias: a constant added to every position's logit cannot change a softmax over positions.
+        self.span_start_predictor = torch.nn.Linear(span_start_encoder.get_output_dim(), 1, bias=False)
+        self.span_end_predictor = torch.nn.Linear(span_end_encoder.get_output_dim(), 1, bias=False)
         self.variational_dropout = InputVariationalDropout(dropout)
         self.squad_metrics = SquadEmAndF1()
         initializer(self)

@@ -51,7 +51,9 @@ from allennlp.nn.util import (
     weighted_sum,
 )
 
-from elmo_tasks.modules.elmo_token_embedder import elmo_at_output as elmo_at_output_embedder
+from elmo_tasks.modules.elmo_token_embedder import (
+    elmo_at_output as elmo_at_output_embedder,
+)
 from elmo_tasks.tasks.squad.metric import SquadEmAndF1
 
 

@@ -27,7 +27,7 @@ import json
 import logging
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from allennlp.common.file_utils import cached_path
 from allennlp.data import DatasetReader, Instance, Token, TokenIndexer, Tokenizer

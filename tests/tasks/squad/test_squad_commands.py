@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from allennlp.common import Params
 
-from elmo_tasks.tasks.squad.metric import score_predictions
 from elmo_tasks.commands.squad_predict import gold_answers
+from elmo_tasks.tasks.squad.metric import score_predictions
 from tests.conftest import FIXTURES_ROOT, ROOT, run_allennlp
 
 DEV = str(FIXTURES_ROOT / "squad" / "dev.json")

@@ -6,7 +6,12 @@ from typing import Any, Dict, List
 
 import pytest
 
-from elmo_tasks.tasks.squad.reader import SquadFormatError, SquadV1Reader, load_articles, split_path
+from elmo_tasks.tasks.squad.reader import (
+    SquadFormatError,
+    SquadV1Reader,
+    load_articles,
+    split_path,
+)
 from tests.conftest import FIXTURES_ROOT, SHARED, needs_shared
 
 TRAIN = FIXTURES_ROOT / "squad" / "train.json"

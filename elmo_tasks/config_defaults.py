@@ -21,6 +21,8 @@ DEFAULTS: Dict[str, str] = {
     "ELMO_TASKS_SEED": "13370",
     # experiments/srl.libsonnet: which SRL benchmark, conll2005 or conll2012
     "ELMO_TASKS_SRL_DATASET": "conll2005",
+    # experiments/squad.libsonnet with ELMO_TASKS_DATA=full: the XQuAD cross-validation fold tested, K/N
+    "ELMO_TASKS_FOLD": "1/4",
     # experiments/bilm_small_continue.jsonnet: the shuffled corpus and the biLM it starts from
     "BILM_CORPUS": "runs/bilm_corpus",
     "BILM_START": str(SMALL_BILM_DIR),

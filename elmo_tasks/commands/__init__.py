@@ -1,2 +1,11 @@
 """Every `allennlp` subcommand of elmo-tasks, one module each (importing registers them)."""
-from elmo_tasks.commands import bilm_probe, coref_conll, coref_score, elmo_embed, srl_props, srl_score  # noqa: F401
+from elmo_tasks.commands import (  # noqa: F401
+    bilm_probe,
+    coref_conll,
+    coref_score,
+    elmo_embed,
+    squad_predict,
+    squad_score,
+    srl_props,
+    srl_score,
+)

@@ -5,3 +5,4 @@ from elmo_tasks.tasks import ner  # noqa: F401
 from elmo_tasks.tasks import lm  # noqa: F401
 from elmo_tasks.tasks import srl  # noqa: F401
 from elmo_tasks.tasks import coref  # noqa: F401
+from elmo_tasks.tasks import squad  # noqa: F401

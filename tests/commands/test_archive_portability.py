@@ -61,7 +61,7 @@ def _predict_and_evaluate(archive: Path, workdir: Path, evaluate: bool = True) -
         _allennlp(workdir, "evaluate", str(archive), str(FIXTURES_ROOT / "snli" / "dev.jsonl"), "--output-file",
                   "metrics.json", "--include-package", "elmo_tasks.plugin")
         assert 0.0 <= json.loads((workdir / "metrics.json").read_text())["accuracy"] <= 1.0
-    return [json.loads(line)["probabilities"] for line in (workdir / "out.jsonl").read_text().splitlines()]
+    return [json.loads(line)["label_probs"] for line in (workdir / "out.jsonl").read_text().splitlines()]
 
 
 def _archived_config(archive: Path) -> str:

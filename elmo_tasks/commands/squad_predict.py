@@ -1,0 +1,75 @@
+"""``allennlp squad-predict ARCHIVE DATASET_JSON OUTPUT_JSON``: official-format SQuAD predictions.
+
+Answers every question of a SQuAD v1.1 json file (a ``#fold=K/N`` suffix selects a fold, see
+``elmo_tasks/tasks/squad/reader.py``) with a trained ``bidaf_self_attention`` archive, writes
+``{question_id: answer_text}`` (the format the official evaluation script reads), scores it
+with the official v1.1 semantics and prints ``exact_match X f1 Y`` (percent) as its last line.
+"""
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+from allennlp.commands.subcommand import Subcommand
+from allennlp.common import Tqdm
+from allennlp.data import Instance
+from allennlp.models.archival import load_archive
+from allennlp.predictors import Predictor
+
+from elmo_tasks.tasks.squad.metric import metric_line, score_predictions
+from elmo_tasks.tasks.squad.reader import iter_questions, load_articles
+
+DESCRIPTION = """Predict an answer for every question of a SQuAD v1.1 json file with a trained
+model archive; write {question_id: answer} (official predictions format) and print
+'exact_match X f1 Y' (official v1.1 scoring, percent) as the last line."""
+
+
+@Subcommand.register("squad-predict")
+class SquadPredict(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        sub = parser.add_parser(self.name, description=DESCRIPTION,
+                                help="Official-format SQuAD predictions and scores from a model archive.")
+        sub.add_argument("archive_file", help="model.tar.gz of a bidaf_self_attention run")
+        sub.add_argument("dataset_file", help="SQuAD v1.1 json (optionally ending in #fold=K/N)")
+        sub.add_argument("output_file", help="where to write the {question_id: answer} json")
+        sub.add_argument("--batch-size", type=int, default=32, help="questions per batch (default 32)")
+        sub.add_argument("--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU (default)")
+        sub.add_argument("-o", "--overrides", type=str, default="", help="a JSON structure to override the archive's config")
+        sub.set_defaults(func=_run)
+        return sub
+
+
+def gold_answers(dataset_file: str) -> List[Tuple[str, List[str]]]:
+    """``(question_id, gold answer texts)`` for every question of the (fold of the) file, in order."""
+    questions = iter_questions(load_articles(dataset_file), dataset_file)
+    return [(question.question_id, question.answer_texts) for question in questions]
+
+
+def _run(args: argparse.Namespace) -> None:
+    if args.batch_size < 1:
+        _fail("--batch-size must be at least 1")
+    started = time.time()
+    gold = gold_answers(args.dataset_file)
+    archive = load_archive(args.archive_file, cuda_device=args.cuda_device, overrides=args.overrides)
+    predictor = Predictor.from_archive(archive, "squad_qa")
+    instances = list(predictor._dataset_reader.read(args.dataset_file))
+    predictions: Dict[str, str] = {}
+    batches = range(0, len(instances), args.batch_size)
+    for offset in Tqdm.tqdm(batches, desc="squad-predict", total=len(batches)):
+        batch: List[Instance] = instances[offset:offset + args.batch_size]
+        for output in predictor.predict_batch_instance(batch):
+            predictions[output["question_id"]] = output["answer"]
+    Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)
+    with open(args.output_file, "w", encoding="utf-8") as handle:
+        json.dump(predictions, handle, ensure_ascii=False)
+    scores = score_predictions(gold, predictions)
+    print(f"squad-predict: wrote {len(predictions)} answers for {scores['questions']} questions of "
+          f"{args.dataset_file} to {args.output_file} in {time.time() - started:.1f} s")
+    print(metric_line(scores))
+
+
+def _fail(message: str) -> None:
+    print(f"squad-predict: error: {message}", file=sys.stderr)
+    sys.exit(2)

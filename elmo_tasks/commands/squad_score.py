@@ -1,0 +1,47 @@
+"""``allennlp squad-score DATASET_JSON PREDICTIONS_JSON``: the official SQuAD v1.1 scores.
+
+Scores a ``{question_id: answer_text}`` file against every question of a SQuAD v1.1 json file
+(a ``#fold=K/N`` suffix scores one fold) with the official evaluation script's semantics, and
+prints ``exact_match X f1 Y`` (percent) as the last line. Unanswered questions score 0 and are
+counted; answers to ids not in the dataset are ignored and counted.
+"""
+import argparse
+import json
+import sys
+
+from allennlp.commands.subcommand import Subcommand
+
+from elmo_tasks.commands.squad_predict import gold_answers
+from elmo_tasks.tasks.squad.metric import metric_line, score_predictions
+
+DESCRIPTION = """Score SQuAD v1.1 predictions ({question_id: answer} json) against a SQuAD v1.1
+dataset file with the official evaluation semantics; the last line is 'exact_match X f1 Y'."""
+
+
+@Subcommand.register("squad-score")
+class SquadScore(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        sub = parser.add_parser(self.name, description=DESCRIPTION, help="Official SQuAD v1.1 EM/F1 of a predictions file.")
+        sub.add_argument("dataset_file", help="SQuAD v1.1 json (optionally ending in #fold=K/N)")
+        sub.add_argument("predictions_file", help="json object {question_id: answer text}")
+        sub.set_defaults(func=_run)
+        return sub
+
+
+def _run(args: argparse.Namespace) -> None:
+    try:
+        with open(args.predictions_file, "r", encoding="utf-8") as handle:
+            predictions = json.load(handle)
+    except (OSError, json.JSONDecodeError) as error:
+        _fail(f"cannot read {args.predictions_file}: {error}")
+    if not isinstance(predictions, dict) or not all(isinstance(v, str) for v in predictions.values()):
+        _fail(f"{args.predictions_file}: expected a JSON object {{question_id: answer text}} with string answers")
+    scores = score_predictions(gold_answers(args.dataset_file), predictions)
+    print(f"squad-score: {scores['questions']} questions in {args.dataset_file}, {scores['unanswered']} "
+          f"unanswered (scored 0), {scores['unknown_ids']} predictions for unknown ids (ignored)")
+    print(metric_line(scores))
+
+
+def _fail(message: str) -> None:
+    print(f"squad-score: error: {message}", file=sys.stderr)
+    sys.exit(2)

@@ -1,0 +1,311 @@
+"""BiDAF with self-attention (Clark & Gardner 2017), the SQuAD model of Peters et al. (2018).
+
+Layers, in order (all GRUs bidirectional; ``vdrop`` is variational dropout, one mask per
+sequence, on the input of every GRU and every attention):
+
+1. Embedding: the ``text_field_embedder`` (words + character CNN, and ELMo at the input).
+2. Contextual encoder ``phrase_layer``, shared by question and passage. **ELMo at the output**
+   goes here: its second mix (``take_representations()[1]`` of the same biLM pass) is
+   concatenated to this biRNN's output for question and passage, which is where Peters et al.
+   (2018, section 3.3) put it ("replacing h_k with [h_k; ELMo_k]" at the task biRNN's output).
+3. Bi-attention: trilinear similarity ``w . [p; q; p*q]``; passage-to-question attention ``c``;
+   question-to-passage attention ``q_c`` from the max similarity per passage word; then
+   ``ReLU(W [p; c; p*c; q_c*c])`` (width ``attention_dim``).
+4. Self-attention: a GRU (``residual_encoder``), trilinear attention of the passage over itself
+   (a word may not attend to itself), ``ReLU(W [r; s; r*s])``, added to the layer's input
+   (residual).
+5. Span prediction: ``span_start_encoder`` GRU -> linear -> start logits; its output
+   concatenated with its input goes through ``span_end_encoder`` GRU -> linear -> end logits.
+
+Loss: negative log-likelihood of the gold start plus that of the gold end. Decoding: the span
+maximising p(start) * p(end) with start <= end < start + ``max_span_length`` (17 in the
+paper's setups), computed over a band of width ``max_span_length`` so memory stays linear in
+the passage length (only the attention matrices are quadratic).
+
+Questions on the same passage: rows of a batch whose passage tensors are identical are embedded
+and encoded up to the bi-attention once (the embedder sees each distinct passage once per
+batch; with a frozen biLM its cache then holds each distinct passage once per epoch).
+
+Outputs: ``span_start_logits``, ``span_start_probs``, ``span_end_logits``, ``span_end_probs``,
+``best_span`` (inclusive token indices), ``best_span_prob``; with metadata also
+``best_span_str`` (the passage text between the span's character offsets), ``question_id`` and
+``answer_offsets`` (character start, end-exclusive, in the passage).
+"""
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+from allennlp.common import Lazy
+from allennlp.common.checks import ConfigurationError, check_dimensions_match
+from allennlp.data import TextFieldTensors, Vocabulary
+from allennlp.models import Model
+from allennlp.modules import Seq2SeqEncoder, TextFieldEmbedder
+from allennlp.modules.input_variational_dropout import InputVariationalDropout
+from allennlp.modules.matrix_attention import LinearMatrixAttention
+from allennlp.nn import InitializerApplicator, RegularizerApplicator
+from allennlp.nn.util import (
+    get_text_field_mask,
+    masked_log_softmax,
+    masked_softmax,
+    min_value_of_dtype,
+    replace_masked_values,
+    weighted_sum,
+)
+
+from elmo_tasks.modules.elmo_token_embedder import (
+    elmo_at_output as elmo_at_output_embedder,
+)
+from elmo_tasks.tasks.squad.metric import SquadEmAndF1
+
+
+@Model.register("bidaf_self_attention", constructor="from_partial_objects")
+class BidafSelfAttention(Model):
+    """Extractive QA: the answer is a span of the passage (see the module docstring).
+
+    # Parameters
+    text_field_embedder : embeds question and passage (words, characters, ELMo).
+    phrase_layer : the shared contextual GRU (its input size is derived from the embedder).
+    residual_encoder : the GRU before self-attention (input size ``attention_dim``).
+    span_start_encoder, span_end_encoder : the GRUs predicting start, then end.
+    attention_dim : width of the two ReLU layers after bi-attention and self-attention.
+    elmo_at_output : concatenate ELMo's second mix to ``phrase_layer``'s output; needs a
+        ``fast_elmo`` embedder with ``num_output_representations >= 2``.
+    dropout : variational dropout rate.
+    max_span_length : longest span (in tokens) the decoder may return.
+    """
+
+    default_predictor = "squad_qa"
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        text_field_embedder: TextFieldEmbedder,
+        phrase_layer: Seq2SeqEncoder,
+        residual_encoder: Seq2SeqEncoder,
+        span_start_encoder: Seq2SeqEncoder,
+        span_end_encoder: Seq2SeqEncoder,
+        attention_dim: int = 200,
+        elmo_at_output: bool = False,
+        dropout: float = 0.2,
+        max_span_length: int = 17,
+        initializer: InitializerApplicator = InitializerApplicator(),
+        **kwargs,
+    ) -> None:
+        super().__init__(vocab, **kwargs)
+        if max_span_length < 1:
+            raise ConfigurationError(f"bidaf_self_attention: max_span_length must be >= 1, got {max_span_length}")
+        self.text_field_embedder = text_field_embedder
+        self.phrase_layer = phrase_layer
+        self.residual_encoder = residual_encoder
+        self.span_start_encoder = span_start_encoder
+        self.span_end_encoder = span_end_encoder
+        self.max_span_length = max_span_length
+        self._elmo = elmo_at_output_embedder(text_field_embedder, "bidaf_self_attention") if elmo_at_output else None
+
+        check_dimensions_match(text_field_embedder.get_output_dim(), phrase_layer.get_input_dim(),
+                               "text field embedding dim", "phrase_layer input dim")
+        encoded_dim = phrase_layer.get_output_dim() + (self._elmo.get_output_dim() if self._elmo else 0)
+        self.bi_attention = LinearMatrixAttention(encoded_dim, encoded_dim, "x,y,x*y")
+        self.attention_projection = torch.nn.Linear(4 * encoded_dim, attention_dim)
+        check_dimensions_match(attention_dim, residual_encoder.get_input_dim(),
+                               "attention_dim", "residual_encoder input dim")
+        residual_dim = residual_encoder.get_output_dim()
+        self.self_attention = LinearMatrixAttention(residual_dim, residual_dim, "x,y,x*y")
+        self.self_attention_projection = torch.nn.Linear(3 * residual_dim, attention_dim)
+        check_dimensions_match(attention_dim, span_start_encoder.get_input_dim(),
+                               "attention_dim", "span_start_encoder input dim")
+        check_dimensions_match(attention_dim + span_start_encoder.get_output_dim(), span_end_encoder.get_input_dim(),
+                               "attention_dim + span_start_encoder output dim", "span_end_encoder input dim")
+        # No bias: a constant added to every position's logit cannot change a softmax over positions.
+        self.span_start_predictor = torch.nn.Linear(span_start_encoder.get_output_dim(), 1, bias=False)
+        self.span_end_predictor = torch.nn.Linear(span_end_encoder.get_output_dim(), 1, bias=False)
+        self.variational_dropout = InputVariationalDropout(dropout)
+        self.squad_metrics = SquadEmAndF1()
+        initializer(self)
+
+    @classmethod
+    def from_partial_objects(
+        cls,
+        vocab: Vocabulary,
+        text_field_embedder: TextFieldEmbedder,
+        phrase_layer: Lazy[Seq2SeqEncoder],
+        residual_encoder: Lazy[Seq2SeqEncoder],
+        span_start_encoder: Lazy[Seq2SeqEncoder],
+        span_end_encoder: Lazy[Seq2SeqEncoder],
+        attention_dim: int = 200,
+        elmo_at_output: bool = False,
+        dropout: float = 0.2,
+        max_span_length: int = 17,
+        initializer: InitializerApplicator = InitializerApplicator(),
+        regularizer: Optional[RegularizerApplicator] = None,
+    ) -> "BidafSelfAttention":
+        """Builds the GRUs with input sizes derived from the embedder and ``attention_dim``."""
+        start_encoder = span_start_encoder.construct(input_size=attention_dim)
+        return cls(
+            vocab=vocab,
+            text_field_embedder=text_field_embedder,
+            phrase_layer=phrase_layer.construct(input_size=text_field_embedder.get_output_dim()),
+            residual_encoder=residual_encoder.construct(input_size=attention_dim),
+            span_start_encoder=start_encoder,
+            span_end_encoder=span_end_encoder.construct(input_size=attention_dim + start_encoder.get_output_dim()),
+            attention_dim=attention_dim,
+            elmo_at_output=elmo_at_output,
+            dropout=dropout,
+            max_span_length=max_span_length,
+            initializer=initializer,
+            regularizer=regularizer,
+        )
+
+    def _encode(self, text: TextFieldTensors, mask: torch.BoolTensor) -> torch.Tensor:
+        """Embedding, the shared GRU and (with ELMo at the output) ELMo's second mix."""
+        embedded = self.text_field_embedder(text)
+        output_elmo = self._elmo.take_representations()[1] if self._elmo is not None else None
+        encoded = self.phrase_layer(self.variational_dropout(embedded), mask)
+        if output_elmo is not None:
+            encoded = torch.cat([encoded, output_elmo], dim=-1)
+        return encoded
+
+    def _encode_distinct_passages(self, passage: TextFieldTensors, mask: torch.BoolTensor) -> torch.Tensor:
+        """``_encode`` on each distinct passage of the batch once, copied to every row that has it."""
+        first_rows, row_to_distinct = distinct_rows(passage)
+        if len(first_rows) == mask.size(0):
+            return self._encode(passage, mask)
+        index = torch.tensor(first_rows, device=mask.device)
+        distinct = select_rows(passage, index)
+        encoded = self._encode(distinct, mask.index_select(0, index))
+        return encoded.index_select(0, torch.tensor(row_to_distinct, device=mask.device))
+
+    def forward(  # type: ignore[override]
+        self,
+        question: TextFieldTensors,
+        passage: TextFieldTensors,
+        span_start: Optional[torch.IntTensor] = None,
+        span_end: Optional[torch.IntTensor] = None,
+        metadata: Optional[List[Dict[str, Any]]] = None,
+    ) -> Dict[str, Any]:
+        question_mask = get_text_field_mask(question)
+        passage_mask = get_text_field_mask(passage)
+        encoded_question = self._encode(question, question_mask)
+        encoded_passage = self._encode_distinct_passages(passage, passage_mask)
+        dropped_question = self.variational_dropout(encoded_question)
+        dropped_passage = self.variational_dropout(encoded_passage)
+
+        # Bi-attention.
+        similarity = self.bi_attention(dropped_passage, dropped_question)  # (batch, P, Q)
+        passage_to_question = masked_softmax(similarity, question_mask.unsqueeze(1))
+        attended_question = weighted_sum(encoded_question, passage_to_question)  # (batch, P, D)
+        masked_similarity = replace_masked_values(similarity, question_mask.unsqueeze(1), min_value_of_dtype(similarity.dtype))
+        question_to_passage = masked_softmax(masked_similarity.max(dim=-1).values, passage_mask)
+        attended_passage = weighted_sum(encoded_passage, question_to_passage)  # (batch, D)
+        attended_passage = attended_passage.unsqueeze(1).expand_as(attended_question)
+        merged = torch.cat([encoded_passage, attended_question, encoded_passage * attended_question,
+                            attended_passage * attended_question], dim=-1)
+        attended = torch.relu(self.attention_projection(merged))
+
+        # Self-attention with a residual connection.
+        residual = self.residual_encoder(self.variational_dropout(attended), passage_mask)
+        dropped_residual = self.variational_dropout(residual)
+        self_similarity = self.self_attention(dropped_residual, dropped_residual)  # (batch, P, P)
+        length = passage_mask.size(1)
+        not_self = ~torch.eye(length, dtype=torch.bool, device=passage_mask.device).unsqueeze(0)
+        self_weights = masked_softmax(self_similarity, passage_mask.unsqueeze(1) & not_self)
+        self_attended = weighted_sum(residual, self_weights)
+        merged_self = torch.cat([residual, self_attended, residual * self_attended], dim=-1)
+        modeled = attended + torch.relu(self.self_attention_projection(merged_self))
+
+        # Start, then end.
+        start_encoded = self.span_start_encoder(self.variational_dropout(modeled), passage_mask)
+        start_logits = self.span_start_predictor(start_encoded).squeeze(-1)
+        end_input = torch.cat([modeled, start_encoded], dim=-1)
+        end_encoded = self.span_end_encoder(self.variational_dropout(end_input), passage_mask)
+        end_logits = self.span_end_predictor(end_encoded).squeeze(-1)
+        very_negative = min_value_of_dtype(start_logits.dtype)
+        start_logits = replace_masked_values(start_logits, passage_mask, very_negative)
+        end_logits = replace_masked_values(end_logits, passage_mask, very_negative)
+        start_log_probs = masked_log_softmax(start_logits, passage_mask)
+        end_log_probs = masked_log_softmax(end_logits, passage_mask)
+        best_span, best_log_prob = best_spans(start_log_probs, end_log_probs, passage_mask, self.max_span_length)
+
+        output: Dict[str, Any] = {
+            "span_start_logits": start_logits,
+            "span_start_probs": start_log_probs.exp(),
+            "span_end_logits": end_logits,
+            "span_end_probs": end_log_probs.exp(),
+            "best_span": best_span,
+            "best_span_prob": best_log_prob.exp(),
+        }
+        if span_start is not None and span_end is not None:
+            start_target = span_start.view(-1).long()
+            end_target = span_end.view(-1).long()
+            output["loss"] = -(start_log_probs.gather(1, start_target.unsqueeze(1)).mean()
+                               + end_log_probs.gather(1, end_target.unsqueeze(1)).mean())
+        if metadata is not None:
+            answers, offsets = span_texts(best_span.tolist(), metadata)
+            output["best_span_str"] = answers
+            output["answer_offsets"] = offsets
+            output["question_id"] = [entry.get("question_id") for entry in metadata]
+            if all(entry.get("answer_texts") for entry in metadata):
+                self.squad_metrics(answers, [entry["answer_texts"] for entry in metadata])
+        return output
+
+    def get_metrics(self, reset: bool = False) -> Dict[str, float]:
+        return self.squad_metrics.get_metric(reset)
+
+
+def best_spans(
+    start_log_probs: torch.Tensor, end_log_probs: torch.Tensor, mask: torch.BoolTensor, max_span_length: int
+) -> Tuple[torch.Tensor, torch.Tensor]:
+    """The span (start, end) maximising log p(start) + log p(end) with start <= end <
+    start + max_span_length, end inside the passage; and its log-probability.
+
+    Scores are laid out as (batch, start, offset) with offset < max_span_length: linear memory
+    in the passage length.
+    """
+    batch, length = start_log_probs.shape
+    width = min(max_span_length, length)
+    very_negative = torch.finfo(start_log_probs.dtype).min / 4
+    end_scores = replace_masked_values(end_log_probs, mask, very_negative)
+    padded_end = torch.nn.functional.pad(end_scores, (0, width - 1), value=very_negative)
+    banded_end = padded_end.unfold(1, width, 1)  # (batch, length, width): end = start + offset
+    start_scores = replace_masked_values(start_log_probs, mask, very_negative)
+    scores = start_scores.unsqueeze(-1) + banded_end
+    best = scores.view(batch, -1).argmax(dim=-1)
+    starts = torch.div(best, width, rounding_mode="floor")
+    ends = starts + best % width
+    return torch.stack([starts, ends], dim=-1), scores.view(batch, -1).gather(1, best.unsqueeze(1)).squeeze(1)
+
+
+def span_texts(spans: List[List[int]], metadata: List[Dict[str, Any]]) -> Tuple[List[str], List[Tuple[int, int]]]:
+    """The passage text of each token span, cut at the tokens' character offsets."""
+    answers, offsets = [], []
+    for (start, end), entry in zip(spans, metadata):
+        token_offsets = entry["token_offsets"]
+        end = min(end, len(token_offsets) - 1)
+        char_start, char_end = token_offsets[start][0], token_offsets[end][1]
+        answers.append(entry["passage_text"][char_start:char_end])
+        offsets.append((char_start, char_end))
+    return answers, offsets
+
+
+def _flat_tensors(text: TextFieldTensors) -> List[torch.Tensor]:
+    return [tensor for indexer in text.values() for tensor in indexer.values()]
+
+
+def distinct_rows(text: TextFieldTensors) -> Tuple[List[int], List[int]]:
+    """The first row of each distinct text in a batch, and for every row the position of its
+    text in that list (rows are equal when all their index tensors are equal)."""
+    tensors = [tensor.detach().cpu().reshape(tensor.size(0), -1) for tensor in _flat_tensors(text)]
+    first_rows: List[int] = []
+    row_to_distinct: List[int] = []
+    seen: Dict[bytes, int] = {}
+    for row in range(tensors[0].size(0)):
+        key = b"|".join(tensor[row].numpy().tobytes() for tensor in tensors)
+        if key not in seen:
+            seen[key] = len(first_rows)
+            first_rows.append(row)
+        row_to_distinct.append(seen[key])
+    return first_rows, row_to_distinct
+
+
+def select_rows(text: TextFieldTensors, index: torch.Tensor) -> TextFieldTensors:
+    return {name: {key: tensor.index_select(0, index) for key, tensor in indexer.items()}
+            for name, indexer in text.items()}

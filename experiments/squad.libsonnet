@@ -1,0 +1,128 @@
+// SQuAD v1.1 with BiDAF + self-attention (Clark & Gardner 2017), the baseline of Peters et al.
+// (2018, Table 1). squad_baseline.jsonnet and squad_elmo.jsonnet differ ONLY in ELMo:
+// config(elmo=true) adds ELMo at the input (a token embedder) and at the output of the shared
+// contextual GRU (a second mix of the same biLM pass), with lambda = 0 (no penalty on the mixing
+// weights) and ELMo dropout 0.5, as in the paper. Model: elmo_tasks/tasks/squad/model.py.
+//
+// Data (ELMO_TASKS_DATA):
+//   fixtures (default): fixtures/squad/{train,dev}.json, a 70-question sample of XQuAD's English
+//     file (SQuAD v1.1 dev questions, CC BY-SA 4.0), tiny dims; a minute on CPU.
+//   full: K-fold cross-validation by article over XQuAD's English file (1,190 SQuAD v1.1 dev
+//     questions on 48 articles; one gold answer each) under ELMO_TASKS_SHARED_DATA.
+//     ELMO_TASKS_FOLD=K/N (default 1/4) tests on fold K, selects the model on fold K % N + 1
+//     and trains on the other folds; no article is in two of them (see the `#fold=` suffix in
+//     elmo_tasks/tasks/squad/reader.py). Report with
+//     `allennlp squad-predict ARCHIVE <xquad.en.json>#fold=K/N predictions.json` (or
+//     `allennlp evaluate`, keys `em`/`f1` as fractions).
+//   The official SQuAD v1.1 files, for users who have them: ELMO_TASKS_DATA=full plus
+//     -o '{"train_data_path": "/path/train-v1.1.json", "validation_data_path": "/path/dev-v1.1.json"}'
+//     and report with `allennlp squad-predict ARCHIVE /path/dev-v1.1.json predictions.json`.
+//
+// Paper recipe kept: word embeddings + character CNN (20-d characters, 100 filters of width 5),
+//   bidirectional GRUs of 100 units, attention layers of 200, variational dropout 0.2 on the
+//   input of every GRU and attention, Adadelta (lr 1.0, rho 0.95), an exponential moving average
+//   of the weights (decay 0.999; AllenNLP ramps the decay up over the first steps), the best span
+//   by p(start) * p(end) with at most 17 tokens, passages capped at 400 tokens in training only.
+// Deviations:
+//   - no pretrained GloVe (unavailable here): 100-d word embeddings trained from scratch on
+//     lowercased tokens (the paper: fixed 300-d GloVe), vocabulary from the training data only;
+//   - with ELMO_TASKS_DATA=full on XQuAD: ~600 training questions instead of ~87,600, one gold
+//     answer per test question instead of three, at most 30 epochs with patience 8.
+// Cost (measured, 1 CPU thread, fold 1/4: 18 training batches of 32 questions + 282 validation
+//   questions per epoch): baseline ~90 CPU-seconds per epoch, i.e. up to ~45 CPU-minutes per run
+//   of 30 epochs; validation F1 after one epoch 1.4 (it learns slowly from ~600 questions).
+//   ELMo with the shipped small biLM: ~1.1x the baseline per batch (4.4 vs 4.0 CPU-seconds for 32
+//   questions of 224 tokens); the biLM runs once per distinct passage and, frozen, only in the
+//   first epoch (its cache holds every XQuAD passage).
+local common = import 'common.libsonnet';
+
+local full = common.full_data;
+local xquad = common.shared_data + '/squad/xquad.en.json';
+local fold = std.split(std.extVar('ELMO_TASKS_FOLD'), '/');
+local test_fold = std.parseInt(fold[0]);
+local num_folds = std.parseInt(fold[1]);
+local validation_fold = test_fold % num_folds + 1;
+
+local data = if full then {
+  train: xquad + '#folds-except=%d,%d/%d' % [test_fold, validation_fold, num_folds],
+  validation: xquad + '#fold=%d/%d' % [validation_fold, num_folds],
+  test: xquad + '#fold=%d/%d' % [test_fold, num_folds],
+} else {
+  train: 'fixtures/squad/train.json',
+  validation: 'fixtures/squad/dev.json',
+  test: 'fixtures/squad/dev.json',
+};
+
+local word_dim = if full then 100 else 8;
+local char_dim = if full then 20 else 4;
+local char_filters = if full then 100 else 8;
+local gru = if full then 100 else 8;
+local attention_dim = if full then 200 else 16;
+
+local reader(elmo, passage_length_limit) = {
+  type: 'squad_v1',
+  tokenizer: { type: 'spacy_blank' },
+  token_indexers: {
+    tokens: { type: 'single_id', lowercase_tokens: true },
+    token_characters: { type: 'characters', min_padding_length: 5 },
+  } + (if elmo then { elmo: common.elmo_indexer } else {}),
+  passage_length_limit: passage_length_limit,
+};
+
+local bigru = { type: 'gru', hidden_size: gru, bidirectional: true };
+
+{
+  data:: data,
+  // For `allennlp evaluate ARCHIVE <test_path>` / `squad-predict` (scripts/reproduce.py).
+  test_path: data.test,
+
+  config(elmo):: common.random_seeds + {
+    dataset_reader: reader(elmo, 400),  // the cap applies to training only:
+    validation_dataset_reader: reader(elmo, null),  // evaluate/predict read whole passages
+    train_data_path: data.train,
+    validation_data_path: data.validation,
+    datasets_for_vocab_creation: ['train'],
+    model: {
+      type: 'bidaf_self_attention',
+      text_field_embedder: {
+        token_embedders: {
+          tokens: { type: 'embedding', embedding_dim: word_dim, trainable: true },
+          token_characters: {
+            type: 'character_encoding',
+            embedding: { embedding_dim: char_dim },
+            encoder: {
+              type: 'cnn',
+              embedding_dim: char_dim,
+              num_filters: char_filters,
+              ngram_filter_sizes: [5],
+              conv_layer_activation: 'relu',
+            },
+          },
+        } + (if elmo then { elmo: common.elmo_embedder(num_output_representations=2, dropout=0.5) } else {}),
+      },
+      // Input sizes are derived by the model (ELMo's width comes from the biLM's options file).
+      phrase_layer: bigru,
+      residual_encoder: bigru,
+      span_start_encoder: bigru,
+      span_end_encoder: bigru,
+      attention_dim: attention_dim,
+      elmo_at_output: elmo,
+      dropout: 0.2,
+      max_span_length: 17,
+      // lambda = 0 (Peters et al. 2018 for SQuAD): no regularizer on the ELMo mixing weights.
+    },
+    data_loader: {
+      batch_sampler: { type: 'bucket', batch_size: if full then 32 else 8, sorting_keys: ['passage'] },
+    },
+    validation_data_loader: {
+      batch_sampler: { type: 'bucket', batch_size: 32, sorting_keys: ['passage'] },
+    },
+    trainer: {
+      optimizer: { type: 'adadelta', lr: 1.0, rho: 0.95 },
+      moving_average: { type: 'exponential', decay: 0.999 },
+      num_epochs: if full then 30 else 4,
+      patience: if full then 8 else 4,
+      validation_metric: '+f1',
+    },
+  },
+}

@@ -1,0 +1,1 @@
+(import 'squad.libsonnet').config(elmo=true)

@@ -1,0 +1,193 @@
+"""bidaf_self_attention: train/save/load, span decoding, long passages, one biLM pass per passage."""
+import json
+from typing import List
+
+import pytest
+import torch
+from allennlp.common import Lazy
+from allennlp.common.checks import ConfigurationError
+from allennlp.common.testing import ModelTestCase
+from allennlp.data import Batch, Instance, Vocabulary
+from allennlp.data.token_indexers import (
+    ELMoTokenCharactersIndexer,
+    SingleIdTokenIndexer,
+)
+from allennlp.modules.seq2seq_encoders import GruSeq2SeqEncoder
+from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
+from allennlp.modules.token_embedders import Embedding
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
+
+from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder
+from elmo_tasks.tasks.squad.model import BidafSelfAttention, best_spans
+from elmo_tasks.tasks.squad.reader import SquadV1Reader
+from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, ROOT, WEIGHT_FILE
+
+DEV = FIXTURES_ROOT / "squad" / "dev.json"
+PASSAGES = ["The Panthers beat the Denver Broncos in Santa Clara in February 2016.",
+            "Warsaw is the capital of Poland and lies on the Vistula river."]
+QUESTIONS = [("Who lost the game?", 0, "Denver Broncos"), ("Where was the game?", 0, "Santa Clara"),
+             ("What is the capital of Poland?", 1, "Warsaw"), ("Which river runs through Warsaw?", 1, "Vistula"),
+             ("When was the game?", 0, "February 2016")]
+
+
+class TestConfigsTrainSaveAndLoad(ModelTestCase):
+    @pytest.mark.parametrize("variant", ["baseline", "elmo"])
+    def test_train_save_load(self, variant):
+        config = ROOT / "experiments" / f"squad_{variant}.jsonnet"
+        self.set_up_model(config, DEV)
+        # Batches in file order, so the original and the loaded model see the same first batch.
+        overrides = json.dumps({"trainer.num_epochs": 1, "train_data_path": str(DEV), "validation_data_path": str(DEV),
+                                "data_loader.batch_sampler.shuffle": False,
+                                "data_loader.batch_sampler.padding_noise": 0.0})
+        self.ensure_model_can_train_save_and_load(config, overrides=overrides, seed=1)
+
+
+def _instances(elmo: bool) -> List[Instance]:
+    indexers = {"tokens": SingleIdTokenIndexer(lowercase_tokens=True)}
+    if elmo:
+        indexers["elmo"] = ELMoTokenCharactersIndexer()
+    reader = SquadV1Reader(token_indexers=indexers)
+    return [reader.text_to_instance(q, PASSAGES[p], f"q{i}", [PASSAGES[p].index(a)], [a])
+            for i, (q, p, a) in enumerate(QUESTIONS)]
+
+
+def _model(vocab: Vocabulary, elmo: bool, dropout: float = 0.0, hidden: int = 6) -> BidafSelfAttention:
+    embedders = {"tokens": Embedding(embedding_dim=5, vocab_namespace="tokens", vocab=vocab)}
+    if elmo:
+        embedders["elmo"] = ElmoTokenEmbedder(OPTIONS_FILE, WEIGHT_FILE, dropout=0.0, num_output_representations=2)
+    gru = Lazy(GruSeq2SeqEncoder, constructor_extras={"hidden_size": hidden, "bidirectional": True})
+    return BidafSelfAttention.from_partial_objects(
+        vocab=vocab, text_field_embedder=BasicTextFieldEmbedder(embedders), phrase_layer=gru,
+        residual_encoder=gru, span_start_encoder=gru, span_end_encoder=gru, attention_dim=8,
+        elmo_at_output=elmo, dropout=dropout)
+
+
+def _tensors(instances: List[Instance], vocab: Vocabulary):
+    batch = Batch(instances)
+    batch.index_instances(vocab)
+    return batch.as_tensor_dict()
+
+
+def test_best_span_is_the_brute_force_argmax_within_the_length_limit():
+    torch.manual_seed(0)
+    lengths = [9, 30, 4]
+    mask = torch.zeros(3, 30, dtype=torch.bool)
+    for row, n in enumerate(lengths):
+        mask[row, :n] = True
+    start = torch.log_softmax(torch.randn(3, 30).masked_fill(~mask, -1e9), -1)
+    end = torch.log_softmax(torch.randn(3, 30).masked_fill(~mask, -1e9), -1)
+    spans, log_probs = best_spans(start, end, mask, max_span_length=5)
+    for row, n in enumerate(lengths):
+        candidates = [(start[row, i] + end[row, j], i, j) for i in range(n) for j in range(i, min(n, i + 5))]
+        best = max(candidates)
+        assert spans[row].tolist() == [best[1], best[2]]
+        assert log_probs[row].item() == pytest.approx(best[0].item())
+
+
+def test_best_span_hand_worked():
+    # p(start) = [.1, .6, .3], p(end) = [.5, .1, .4]; end >= start: (1,2) .24 is the best of all;
+    # one-token spans only: (0,0) .05, (1,1) .06, (2,2) .12
+    start, end = torch.tensor([[0.1, 0.6, 0.3]]).log(), torch.tensor([[0.5, 0.1, 0.4]]).log()
+    spans, log_probs = best_spans(start, end, torch.ones(1, 3, dtype=torch.bool), max_span_length=17)
+    assert spans.tolist() == [[1, 2]] and log_probs.exp().item() == pytest.approx(0.24)
+    spans, log_probs = best_spans(start, end, torch.ones(1, 3, dtype=torch.bool), max_span_length=1)
+    assert spans.tolist() == [[2, 2]] and log_probs.exp().item() == pytest.approx(0.12)
+
+
+def test_elmo_at_output_needs_two_representations():
+    instances = _instances(elmo=False)
+    vocab = Vocabulary.from_instances(instances)
+    gru = Lazy(GruSeq2SeqEncoder, constructor_extras={"hidden_size": 4, "bidirectional": True})
+    embedder = BasicTextFieldEmbedder({"tokens": Embedding(embedding_dim=5, vocab_namespace="tokens", vocab=vocab)})
+    with pytest.raises(ConfigurationError, match="bidaf_self_attention: elmo_at_output=true needs a 'fast_elmo'"):
+        BidafSelfAttention.from_partial_objects(vocab=vocab, text_field_embedder=embedder, phrase_layer=gru,
+                                                residual_encoder=gru, span_start_encoder=gru, span_end_encoder=gru,
+                                                attention_dim=8, elmo_at_output=True)
+
+
+def test_learns_the_training_questions():
+    torch.manual_seed(1)
+    instances = _instances(elmo=False)
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=False, hidden=12)
+    tensors = _tensors(instances, vocab)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
+    model.get_metrics(reset=True)
+    for _ in range(60):
+        optimizer.zero_grad()
+        loss = model(**tensors)["loss"]
+        loss.backward()
+        optimizer.step()
+    model.get_metrics(reset=True)
+    model.eval()
+    output = model(**tensors)
+    assert output["best_span_str"] == [answer for _, _, answer in QUESTIONS]
+    assert model.get_metrics()["em"] == 1.0
+
+
+@pytest.mark.parametrize("elmo", [False, True])
+def test_shared_passages_are_encoded_once_and_give_the_same_answers(elmo):
+    torch.manual_seed(2)
+    instances = _instances(elmo)
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo).eval()
+    seen_rows = []
+    model.phrase_layer.register_forward_hook(lambda module, args, out: seen_rows.append(args[0].size(0)))
+    together = model(**_tensors(instances, vocab))
+    assert seen_rows == [5, 2]  # the questions, then the two distinct passages
+    for index, instance in enumerate(instances):
+        alone = model(**_tensors([instance], vocab))
+        length = len(instance["passage"].tokens)
+        for key in ("span_start_probs", "span_end_probs"):
+            assert torch.allclose(together[key][index, :length], alone[key][0, :length], atol=1e-5)
+        assert together["best_span_str"][index] == alone["best_span_str"][0]
+
+
+def test_frozen_bilm_runs_once_per_distinct_passage_per_epoch():
+    instances = _instances(elmo=True)
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=True)
+    bilm = model._elmo.bilm
+    rows_through_bilm = []
+    bilm.register_forward_hook(lambda module, args, out: rows_through_bilm.append(args[0].size(0)))
+    tensors = _tensors(instances, vocab)
+    model(**tensors)
+    assert sum(rows_through_bilm) == 5 + 2  # five distinct questions, two distinct passages
+    model(**tensors)  # a second epoch: everything comes from the cache
+    assert sum(rows_through_bilm) == 7
+
+
+class LargestTensor(TorchDispatchMode):
+    """Records the size of the largest tensor any operation produces while active."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.largest_bytes = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        for value in tree_leaves(result):
+            if isinstance(value, torch.Tensor):
+                self.largest_bytes = max(self.largest_bytes, value.numel() * value.element_size())
+        return result
+
+
+def test_long_passage_memory_grows_only_with_the_attention_matrix():
+    torch.manual_seed(3)
+    words = ("the river flows north through the old city past the bridge and the market " * 200).split()[:2100]
+    passage = " ".join(words) + " Warsaw is the capital."
+    reader = SquadV1Reader()
+    instance = reader.text_to_instance("What is the capital?", passage)
+    length = len(instance["passage"].tokens)
+    assert length > 2000
+    vocab = Vocabulary.from_instances([instance])
+    model = _model(vocab, elmo=False).eval()
+    with torch.no_grad(), LargestTensor() as watch:
+        output = model(**_tensors([instance], vocab))
+    largest = watch.largest_bytes
+    attention_matrix = length * length * 4  # one float32 passage x passage matrix
+    assert largest == attention_matrix  # the self-attention scores themselves, nothing larger
+    start, end = output["best_span"][0].tolist()
+    assert 0 <= start <= end < min(length, start + 17)
+    assert passage[slice(*output["answer_offsets"][0])] == output["best_span_str"][0]

@@ -1,5 +1,5 @@
 // CoNLL-2012 coreference with the end-to-end span-ranking model of Lee et al. (2017).
-// coref_baseline.jsonnet and coref_elmo.jsonnet differ only in `use_elmo`.
+// coref_baseline.jsonnet and coref_elmo.jsonnet differ only in `elmo`.
 //
 // Paper recipe (Peters et al. 2018, section 5 and table 1; Lee et al. 2017): word vectors +
 // char CNN (8-d characters, 50 filters of widths 3, 4, 5) + one BiLSTM layer of 200 per
@@ -39,23 +39,22 @@ local data = if common.full_data then {
 
 local max_span_width = 10;
 
-local reader(use_elmo, max_sentences) = {
+local reader(elmo, max_sentences) = {
   type: 'conll2012_coref',
   max_span_width: max_span_width,
   [if max_sentences != null then 'max_sentences']: max_sentences,
   token_indexers: {
     tokens: { type: 'single_id', lowercase_tokens: false },
     token_characters: { type: 'characters', min_padding_length: 5 },
-  } + (if use_elmo then { elmo: common.elmo_indexer } else {}),
+  } + (if elmo then { elmo: common.elmo_indexer } else {}),
 };
 
 {
-  // For `allennlp evaluate ARCHIVE <test_path>` (scripts/reproduce.py); not part of training.
-  test_path: data.test,
+  data:: data,  // scripts/reproduce.py reads data.test
 
-  config(use_elmo):: common.random_seeds {
-    dataset_reader: reader(use_elmo, 50),
-    validation_dataset_reader: reader(use_elmo, null),
+  config(elmo):: common.random_seeds {
+    dataset_reader: reader(elmo, 50),
+    validation_dataset_reader: reader(elmo, null),
     train_data_path: data.train,
     validation_data_path: data.validation,
     datasets_for_vocab_creation: ['train'],
@@ -74,7 +73,7 @@ local reader(use_elmo, max_sentences) = {
               ngram_filter_sizes: [3, 4, 5],
             },
           },
-        } + (if use_elmo then { elmo: common.elmo_embedder(1, dropout=0.5) } else {}),
+        } + (if elmo then { elmo: common.elmo_embedder(1, dropout=0.5) } else {}),
       },
       // No input sizes: the model derives them from the embedder (ELMo's width comes from the biLM).
       context_layer: {

@@ -1,2 +1,2 @@
 // CoNLL-2012 coreference (Lee et al. 2017) with ELMo at the input; see coref.libsonnet.
-(import 'coref.libsonnet').config(use_elmo=true)
+(import 'coref.libsonnet').config(elmo=true)

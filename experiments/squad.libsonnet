@@ -73,8 +73,6 @@ local bigru = { type: 'gru', hidden_size: gru, bidirectional: true };
 
 {
   data:: data,
-  // For `allennlp evaluate ARCHIVE <test_path>` / `squad-predict` (scripts/reproduce.py).
-  test_path: data.test,
 
   config(elmo):: common.random_seeds + {
     dataset_reader: reader(elmo, 400),  // the cap applies to training only:

@@ -7,7 +7,7 @@
 // ELMO_TASKS_DATA=full: the real data under ELMO_TASKS_SHARED_DATA.
 // ELMO_TASKS_SRL_DATASET picks the benchmark (the one switch):
 //   conll2005 (default): train on train-set.gz (WSJ 02-21), select on dev-set.gz (WSJ 24), report on
-//     the test.wsj/ and test.brown/ release folders (`test_path`, `test_brown_path`);
+//     the test.wsj/ and test.brown/ release folders (`data.test`, `data.test_brown`);
 //   conll2012: only OntoNotes dev and test are available here, so train on dev split by document
 //     (`#train`, about 9 documents in 10; `#holdout` for model selection; see
 //     elmo_tasks/tasks/srl/reader.py) and report on test.
@@ -71,9 +71,6 @@ local layers = if full then 8 else 2;
 
 {
   data:: data,
-  // For `allennlp evaluate ARCHIVE <path>` and `allennlp srl-props` (scripts/reproduce.py).
-  test_path: data.test,
-  [if std.objectHas(data, 'test_brown') then 'test_brown_path']: data.test_brown,
 
   config(elmo):: common.random_seeds + {
     dataset_reader: {

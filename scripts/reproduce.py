@@ -67,11 +67,43 @@ TASKS: Dict[str, Dict[str, Any]] = {
         "the paper (see experiments/sst5.libsonnet). The config trains on all distinct phrases of "
         "train.txt, as the paper did; `dataset_reader.phrases: roots` below means sentences only.",
     },
+    "srl": {
+        "title": "SRL (He et al. 2017), srl-eval F1 on CoNLL-2005 test WSJ (ELMO_TASKS_SRL_DATASET=conll2012: CoNLL-2012 test)",
+        "libsonnet": "experiments/srl.libsonnet",
+        "configs": {"baseline": "experiments/srl_baseline.jsonnet", "elmo": "experiments/srl_elmo.jsonnet"},
+        "metric": "f1-measure-overall",
+        "scale": 100.0,
+        "paper": {"baseline": "81.4 (CoNLL-2012)", "elmo": "84.6 (CoNLL-2012)"},
+        "note": "The paper reports CoNLL-2012; CoNLL-2012 here trains on its dev set split by document (its training "
+        "split is not available). No GloVe and fewer epochs than the paper (see experiments/srl.libsonnet).",
+    },
+    "squad": {
+        "title": "SQuAD v1.1 (BiDAF + self-attention), XQuAD English, test fold ELMO_TASKS_FOLD (default 1/4), F1",
+        "libsonnet": "experiments/squad.libsonnet",
+        "configs": {"baseline": "experiments/squad_baseline.jsonnet", "elmo": "experiments/squad_elmo.jsonnet"},
+        "metric": "f1",
+        "scale": 100.0,
+        "paper": {"baseline": "81.1", "elmo": "85.8"},
+        "note": "Cross-validation by article over the 1,190 XQuAD English questions (SQuAD v1.1 dev): about 600 "
+        "training questions instead of about 87,600 and one gold answer instead of three, no GloVe; absolute "
+        "numbers are not comparable with the paper's. One fold per invocation (ELMO_TASKS_FOLD=K/4).",
+    },
+    "coref": {
+        "title": "CoNLL-2012 coreference (Lee et al. 2017), test average F1 of MUC, B-cubed, CEAF-phi4",
+        "libsonnet": "experiments/coref.libsonnet",
+        "configs": {"baseline": "experiments/coref_baseline.jsonnet", "elmo": "experiments/coref_elmo.jsonnet"},
+        "metric": "coref_f1",
+        "scale": 100.0,
+        "paper": {"baseline": "67.2", "elmo": "70.4"},
+        "note": "Trained on CoNLL-2012 dev minus a held-out tenth of its documents (model selection there): 343 "
+        "instead of 2,802 training documents, no GloVe, K = 50 antecedents and far fewer steps, so absolute "
+        "numbers are not comparable with the paper's (see experiments/coref.libsonnet).",
+    },
 }
 
 
 # Set in the caller's environment, these change a run, so the recorded commands show them.
-PASSED_ON = ("ELMO_OPTIONS", "ELMO_WEIGHTS", "OMP_NUM_THREADS")
+PASSED_ON = ("ELMO_OPTIONS", "ELMO_WEIGHTS", "OMP_NUM_THREADS", "ELMO_TASKS_SRL_DATASET", "ELMO_TASKS_FOLD")
 
 
 def _env(data: str, seed: int) -> Dict[str, str]:

@@ -1,4 +1,5 @@
-"""AllenNLP commands: `allennlp elmo-embed`."""
+"""AllenNLP commands: `allennlp elmo-embed`, `export-bilm`, `bilm-perplexity`."""
 from elmo_tasks.commands.elmo_embed import ElmoEmbed
+from elmo_tasks.commands.export_bilm import ExportBilm
 
-__all__ = ["ElmoEmbed"]
+__all__ = ["ElmoEmbed", "ExportBilm"]

@@ -14,7 +14,7 @@ from allennlp.nn import util
 
 from elmo_tasks.bilm import BiLM, BilmOptions, load_weights
 from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN, add_sentence_boundaries
-from elmo_tasks.tasks.lm.dataset_reader import LM_TARGET_NAMESPACE
+from elmo_tasks.tasks.lm.reader import LM_TARGET_NAMESPACE
 from elmo_tasks.tasks.lm.perplexity import PerplexityTracker
 from elmo_tasks.tasks.lm.pretrained import load_softmax, options_differences, resolve_pretrained
 from elmo_tasks.tasks.lm.softmax import LmSoftmax

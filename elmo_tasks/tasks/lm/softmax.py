@@ -13,6 +13,7 @@ import math
 from typing import Optional
 
 import torch
+from allennlp.common.checks import ConfigurationError
 from torch import nn
 from torch.nn import functional as F
 
@@ -26,9 +27,9 @@ class LmSoftmax(nn.Module):
                  sampler: str = "log_uniform", padding_index: Optional[int] = 0) -> None:
         super().__init__()
         if sampler not in SAMPLERS:
-            raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+            raise ConfigurationError(f"the softmax sampler must be one of {SAMPLERS}, got {sampler!r}")
         if num_samples < 1:
-            raise ValueError(f"num_samples must be positive, got {num_samples}")
+            raise ConfigurationError(f"num_samples must be positive, got {num_samples}")
         self.vocab_size = vocab_size
         self.num_samples = num_samples
         self.sampler = sampler

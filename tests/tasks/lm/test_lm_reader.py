@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from allennlp.data.tokenizers import WhitespaceTokenizer
 
-from elmo_tasks.tasks.lm.dataset_reader import BilmRawTextReader
+from elmo_tasks.tasks.lm.reader import BilmRawTextReader
 from elmo_tasks.tasks.lm.text_source import RawTextError
 from tests.conftest import FIXTURES_ROOT
 

@@ -76,7 +76,7 @@ def _run(args: argparse.Namespace) -> None:
     try:
         model = ExportedLanguageModel(args.options_file, args.weight_file, softmax_file, vocab_file)
         reader = _reader(args)
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         bar = _progress_bar(args.text_file, not args.no_progress)
         sentences = ([token.text for token in sentence] for sentence in reader.sentences(args.text_file))
         result = model.score(sentences, batch_size=args.batch_size, progress=bar)
@@ -84,10 +84,10 @@ def _run(args: argparse.Namespace) -> None:
             bar.close()
     except (ScoringError, BilmError, ConfigurationError) as err:  # the reader's errors name file and line
         _fail(str(err))
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     print(f"bilm-perplexity: scored {result.sentences} sentences of {args.text_file} ({result.tokens} tokens per "
           f"direction, {result.unknown} words outside the {model.weight.shape[0]}-row softmax scored as unknown) "
-          f"in {elapsed:.1f} s, {result.tokens / elapsed:.0f} tokens/s", file=sys.stderr)
+          f"in {elapsed:.1f} s ({cpu:.1f} CPU s), {result.tokens / elapsed:.0f} tokens/s", file=sys.stderr)
     print(result.line())
 
 

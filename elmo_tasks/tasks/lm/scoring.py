@@ -118,6 +118,7 @@ class ExportedLanguageModel:
         self.row_offset = start
         self.weight = torch.from_numpy(np.ascontiguousarray(weight[start:], dtype=np.float32))
         self.bias = torch.from_numpy(np.ascontiguousarray(bias[start:], dtype=np.float32))
+        self.weight_t = self.weight.t().contiguous()  # (dim, vocab): vocabulary blocks are contiguous
         self._char_ids: Dict[str, np.ndarray] = {}
 
     def char_ids(self, sentences: Sequence[Sequence[str]]) -> torch.Tensor:
@@ -142,15 +143,24 @@ class ExportedLanguageModel:
                                                  for w in (BOS_TOKEN, *sentence, EOS_TOKEN)]
         return torch.from_numpy(targets)
 
-    def nll(self, hidden: torch.Tensor, targets: torch.Tensor, block: int = 512) -> torch.Tensor:
-        """Exact NLL of each softmax row ``targets`` (with padding) given ``hidden`` ``(n, dim)``."""
+    def nll(self, hidden: torch.Tensor, targets: torch.Tensor, rows_per_block: int = 256,
+            words_per_block: int = 4096) -> torch.Tensor:
+        """Exact NLL of each softmax row ``targets`` (with padding) given ``hidden`` ``(n, dim)``.
+
+        The normaliser is computed over blocks of rows and vocabulary small enough to stay in the
+        CPU caches (about 4 MB of logits at a time), then combined with one more ``logsumexp``.
+        """
         rows = targets - self.row_offset
         out = hidden.new_empty(hidden.shape[0])
-        for start in range(0, hidden.shape[0], block):
-            h, r = hidden[start: start + block], rows[start: start + block]
-            log_normaliser = torch.logsumexp(torch.addmm(self.bias, h, self.weight.t()), dim=1)
+        vocab = self.weight_t.shape[1]
+        for start in range(0, hidden.shape[0], rows_per_block):
+            h, r = hidden[start: start + rows_per_block], rows[start: start + rows_per_block]
+            partial = [torch.logsumexp(torch.addmm(self.bias[v: v + words_per_block], h,
+                                                   self.weight_t[:, v: v + words_per_block]), dim=1)
+                       for v in range(0, vocab, words_per_block)]
+            log_normaliser = torch.logsumexp(torch.stack(partial, dim=1), dim=1)
             target_logit = (h * self.weight[r]).sum(1) + self.bias[r]
-            out[start: start + block] = log_normaliser - target_logit
+            out[start: start + rows_per_block] = log_normaliser - target_logit
         return out
 
     @torch.no_grad()

@@ -58,6 +58,7 @@ def _read_one_epoch(rank: int, loader_workers: int, port: int, out_dir: str) -> 
         dist.destroy_process_group()
 
 
+@pytest.mark.slow  # two spawned processes importing AllenNLP: slow on a loaded 2-core machine
 @pytest.mark.parametrize("loader_workers", [0, 2])
 def test_every_sentence_is_read_once_across_ranks_and_loader_workers(loader_workers, tmp_path):
     from allennlp.common.util import find_open_port
@@ -83,7 +84,7 @@ def _ddp_step(rank: int, sentences, vocab_dir: str, port: int, out_dir: str) -> 
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", world_size=2, rank=rank)
     try:
         model, tensors = _model_and_batch(sentences[rank], Vocabulary.from_files(vocab_dir), BilmLanguageModel, Batch)
-        wrapped = TorchDdpAccelerator(local_rank=rank, world_size=2, cuda_device=-1).wrap_model(model)
+        model, wrapped = TorchDdpAccelerator(local_rank=rank, world_size=2, cuda_device=-1).wrap_model(model)
         torch.manual_seed(5)  # the same sampled-softmax draw on every worker
         wrapped.model(**tensors)["loss"].backward()
         metrics = model.get_metrics()  # summed over both workers
@@ -106,6 +107,7 @@ def _model_and_batch(sentences, vocab, model_class, batch_class):
     return model, batch.as_tensor_dict()
 
 
+@pytest.mark.slow  # two spawned processes importing AllenNLP
 def test_ddp_gradient_is_the_single_process_gradient(tmp_path):
     from allennlp.common.util import find_open_port
     from allennlp.data import Batch, Vocabulary

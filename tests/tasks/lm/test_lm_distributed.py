@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.conftest import FIXTURES_ROOT, ROOT, run_allennlp
+from tests.conftest import FIXTURES_ROOT, run_allennlp
 
 TRAIN = str(FIXTURES_ROOT / "lm" / "train.txt")
 VALID = str(FIXTURES_ROOT / "lm" / "valid.txt")

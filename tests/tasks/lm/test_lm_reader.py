@@ -1,5 +1,4 @@
 """The raw-text biLM reader: instances, text formats, splitting, and errors on bad files."""
-from pathlib import Path
 
 import pytest
 from allennlp.data.tokenizers import WhitespaceTokenizer

@@ -33,7 +33,7 @@ DEFAULT_PARTS = ("news/training_0*.txt", "news/abc", "books", "wikipedia")
 
 def _tokenize_file(args: Tuple[str, int]) -> Tuple[str, List[str]]:
     path, max_len = args
-    from elmo_tasks.tasks.lm.dataset_reader import BilmRawTextReader
+    from elmo_tasks.tasks.lm.reader import BilmRawTextReader
     from elmo_tasks.tasks.lm.text_source import LineStats
 
     reader = BilmRawTextReader(text_format="running", max_sentence_length=max_len,

@@ -1,9 +1,11 @@
 """Every `allennlp` subcommand of elmo-tasks, one module each (importing registers them)."""
 from elmo_tasks.commands import (  # noqa: F401
+    bilm_perplexity,
     bilm_probe,
     coref_conll,
     coref_score,
     elmo_embed,
+    export_bilm,
     squad_predict,
     squad_score,
     srl_props,

@@ -1,6 +1,6 @@
-"""Training an ELMo biLM from raw text: reader, model, export callback and `allennlp export-bilm`."""
-from elmo_tasks.tasks.lm.dataset_reader import BilmRawTextReader
-from elmo_tasks.tasks.lm.export import ExportBilm, ExportBilmCallback, export_model
+"""Training an ELMo biLM from raw text: reader, model, softmax and the export callback."""
+from elmo_tasks.tasks.lm.export import ExportBilmCallback, export_model
 from elmo_tasks.tasks.lm.model import BilmLanguageModel
+from elmo_tasks.tasks.lm.reader import BilmRawTextReader
 
-__all__ = ["BilmRawTextReader", "BilmLanguageModel", "ExportBilm", "ExportBilmCallback", "export_model"]
+__all__ = ["BilmRawTextReader", "BilmLanguageModel", "ExportBilmCallback", "export_model"]

@@ -14,7 +14,7 @@ from allennlp.nn import util
 
 from elmo_tasks.bilm import BiLM, BilmOptions, load_weights
 from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN, add_sentence_boundaries
-from elmo_tasks.tasks.lm.dataset_reader import LM_TARGET_NAMESPACE
+from elmo_tasks.tasks.lm.reader import LM_TARGET_NAMESPACE
 from elmo_tasks.tasks.lm.perplexity import PerplexityTracker
 from elmo_tasks.tasks.lm.pretrained import load_softmax, options_differences, resolve_pretrained
 from elmo_tasks.tasks.lm.softmax import LmSoftmax
@@ -94,9 +94,9 @@ class BilmLanguageModel(Model):
         fwd_hidden, fwd_targets = top[:, :-1, :p][valid], target_ids[:, 1:][valid]
         bwd_hidden, bwd_targets = top[:, 1:, p:][valid], target_ids[:, :-1][valid]
         if self.training:
-            samples = self.softmax.sample().to(top.device)  # one draw shared by both directions
-            fwd_nll = self.softmax.sampled_nll(fwd_hidden, fwd_targets, samples)
-            bwd_nll = self.softmax.sampled_nll(bwd_hidden, bwd_targets, samples)
+            # one draw shared by both directions, scored in one pass over the sampled rows
+            nll = self.softmax.sampled_nll(torch.cat([fwd_hidden, bwd_hidden]), torch.cat([fwd_targets, bwd_targets]))
+            fwd_nll, bwd_nll = nll.split([fwd_targets.shape[0], bwd_targets.shape[0]])
         else:
             fwd_nll = self.softmax.exact_nll(fwd_hidden, fwd_targets)
             bwd_nll = self.softmax.exact_nll(bwd_hidden, bwd_targets)

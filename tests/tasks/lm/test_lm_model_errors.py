@@ -63,3 +63,14 @@ def test_export_finds_the_one_bilm(tmp_path):
     with pytest.raises(ConfigurationError, match="no biLM"):
         export_model(torch.nn.Linear(2, 2), str(tmp_path))  # e.g. a model without ELMo
     assert isinstance(BilmLanguageModel(_vocab(["a"]), options_file=TF_OPTIONS).bilm, BiLM)
+
+
+def test_config_mistakes_are_configuration_errors(tmp_path):
+    with pytest.raises(ConfigurationError, match="sampler must be one of"):
+        BilmLanguageModel(_vocab(["a"]), options_file=TF_OPTIONS, sampler="zipf")
+    with pytest.raises(ConfigurationError, match="num_samples must be positive"):
+        BilmLanguageModel(_vocab(["a"]), options_file=TF_OPTIONS, num_samples=0)
+    from elmo_tasks.tasks.lm import ExportBilmCallback
+
+    with pytest.raises(ConfigurationError, match="dtype must be one of"):
+        ExportBilmCallback(str(tmp_path), dtype="int8")

@@ -1,10 +1,9 @@
 """The raw-text biLM reader: instances, text formats, splitting, and errors on bad files."""
-from pathlib import Path
 
 import pytest
 from allennlp.data.tokenizers import WhitespaceTokenizer
 
-from elmo_tasks.tasks.lm.dataset_reader import BilmRawTextReader
+from elmo_tasks.tasks.lm.reader import BilmRawTextReader
 from elmo_tasks.tasks.lm.text_source import RawTextError
 from tests.conftest import FIXTURES_ROOT
 

@@ -49,3 +49,26 @@ def test_log_uniform_proposal_is_a_zipf_distribution_over_real_classes():
     assert abs(float(q[1]) - math.log(2) / math.log(50)) < 1e-6
     samples = _softmax(vocab=50, num_samples=4000).sample()
     assert samples.min() >= 1 and samples.max() <= 49
+
+
+def _one_column_per_draw(layer: LmSoftmax, hidden, targets, samples):
+    """The textbook sampled softmax: one logit column per draw, accidental hits removed."""
+    log_expected = math.log(layer.num_samples) + layer._log_q
+    true = (hidden * layer.weight[targets]).sum(-1) + layer.bias[targets] - log_expected[targets]
+    sampled = F.linear(hidden, layer.weight[samples], layer.bias[samples]) - log_expected[samples]
+    sampled = sampled.masked_fill(targets.unsqueeze(1) == samples.unsqueeze(0), float("-inf"))
+    return -F.log_softmax(torch.cat([true.unsqueeze(1), sampled], dim=1), dim=1)[:, 0]
+
+
+def test_distinct_classes_with_draw_counts_give_the_same_loss_and_gradients():
+    layer = _softmax(vocab=30, num_samples=40)
+    hidden, targets = torch.randn(12, 5), torch.randint(1, 30, (12,))
+    samples = layer.sample()
+    assert samples.unique().numel() < samples.numel()  # log-uniform draws repeat frequent classes
+    assert (targets.unsqueeze(1) == samples).any()  # and hit some targets
+    ours = layer.sampled_nll(hidden, targets, samples)
+    (grad_ours,) = torch.autograd.grad(ours.sum(), layer.weight)
+    reference = _one_column_per_draw(layer, hidden, targets, samples)
+    (grad_reference,) = torch.autograd.grad(reference.sum(), layer.weight)
+    assert torch.allclose(ours, reference, atol=1e-5)
+    assert torch.allclose(grad_ours, grad_reference, atol=1e-5)

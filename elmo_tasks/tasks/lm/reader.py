@@ -71,11 +71,16 @@ class BilmRawTextReader(DatasetReader):
         self.target_indexers = {"lm": SingleIdTokenIndexer(namespace=target_namespace)}
 
     def _read(self, file_path: str) -> Iterable[Instance]:
+        for sentence in self.shard_iterable(self.sentences(file_path)):
+            yield self.text_to_instance(sentence)
+
+    def sentences(self, file_path: str) -> Iterator[List[Token]]:
+        """Every sentence of ``file_path`` as training reads it (cleaned, tokenized, cut), in
+        file order and unsharded: what ``allennlp bilm-perplexity`` scores."""
         files = expand_data_path(file_path)
         stats = LineStats()
         counts = {"sentences": 0, "tokens": 0, "split": 0}
-        for sentence in self.shard_iterable(self._sentences(files, stats, counts)):
-            yield self.text_to_instance(sentence)
+        yield from self._sentences(files, stats, counts)
         if counts["sentences"] == 0:
             raise RawTextError(f"{file_path}: no sentence could be read (the tokenizer produced no tokens)")
         stats.log(files)

@@ -1,0 +1,116 @@
+"""``allennlp bilm-perplexity``: exact forward, backward and mean perplexity of a biLM on a text file."""
+import argparse
+import os
+import sys
+import time
+
+import torch
+from allennlp.commands.subcommand import Subcommand
+
+from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
+
+DESCRIPTION = """Score every token of TEXT_FILE with a biLM and its exact (full) softmax. The text is
+cleaned, tokenized and cut into sentences as the `bilm_raw_text` reader of the training recipe does
+(experiments/bilm_small.jsonnet: running text, spaCy's rule-based tokenizer, sentences cut at 50
+tokens). Each sentence is scored on its own, wrapped in <S> and </S>: forward predicts every word
+and </S>, backward every word and <S>. The last line is
+`perplexity forward X backward Y mean Z tokens N` (N: scored tokens per direction; mean:
+exp of the mean of both directions' mean log-losses, as `allennlp evaluate` reports ppl_exact)."""
+
+
+@Subcommand.register("bilm-perplexity")
+class BilmPerplexity(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        sub = parser.add_parser(self.name, description=DESCRIPTION,
+                                help="Exact perplexity of a biLM (default: the shipped one) on a text file.")
+        sub.add_argument("text_file", help="UTF-8 text (a file, a folder of *.txt, or a glob)")
+        sub.add_argument("--options-file", help="the biLM's options.json (default: the shipped small biLM)")
+        sub.add_argument("--weight-file", help="the biLM's hdf5 weights (default: the shipped small biLM)")
+        sub.add_argument("--softmax-file", help="the softmax.npz written by `allennlp export-bilm` "
+                         "(default: the one beside --weight-file)")
+        sub.add_argument("--vocab-file", help="the softmax's vocabulary/ folder or its lm_targets.txt "
+                         "(default: vocabulary/ beside the softmax file)")
+        sub.add_argument("--batch-size", type=int, default=64, help="sentences per batch (default 64)")
+        sub.add_argument("--threads", type=int, help="torch threads (default: torch's own choice)")
+        sub.add_argument("--text-format", choices=("running", "sentence_per_line"), default="running",
+                         help="how lines become sentences (default: running, as the training recipe)")
+        sub.add_argument("--max-sentence-length", type=int, default=50,
+                         help="longer sentences are cut into pieces, as in training (default 50)")
+        sub.add_argument("--whitespace-tokenized", action="store_true",
+                         help="split on whitespace instead of spaCy (for text already tokenized)")
+        sub.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
+        sub.set_defaults(func=_run)
+        return sub
+
+
+def _run(args: argparse.Namespace) -> None:
+    from allennlp.common.checks import ConfigurationError
+
+    from elmo_tasks.bilm import BilmError
+    from elmo_tasks.tasks.lm.pretrained import SOFTMAX_FILE, VOCABULARY_DIR
+    from elmo_tasks.tasks.lm.scoring import ExportedLanguageModel, ScoringError
+
+    if args.batch_size < 1:
+        _fail("--batch-size must be at least 1")
+    if args.threads is not None:
+        if args.threads < 1:
+            _fail("--threads must be at least 1")
+        torch.set_num_threads(args.threads)
+    if (args.options_file is None) != (args.weight_file is None):
+        _fail("give both --options-file and --weight-file, or neither (for the shipped small biLM)")
+    shipped = args.options_file is None
+    if shipped:
+        args.options_file, args.weight_file = SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
+    folder = os.path.dirname(os.path.abspath(args.weight_file))
+    softmax_file = args.softmax_file or os.path.join(folder, SOFTMAX_FILE)
+    vocab_file = args.vocab_file or os.path.join(os.path.dirname(os.path.abspath(softmax_file)), VOCABULARY_DIR)
+    if shipped and args.softmax_file is None and not os.path.isfile(softmax_file):
+        _fail(f"the shipped biLM folder {SMALL_BILM_DIR} has no {SOFTMAX_FILE} yet (only options.json and "
+              "weights.hdf5), so its perplexity cannot be computed. Pass a biLM exported with its softmax "
+              "(`allennlp export-bilm RUN/model.tar.gz OUT` writes options.json, weights.hdf5, softmax.npz and "
+              "vocabulary/): --options-file OUT/options.json --weight-file OUT/weights.hdf5 "
+              "[--softmax-file OUT/softmax.npz --vocab-file OUT/vocabulary]")
+    if not shipped and args.softmax_file is None and not os.path.isfile(softmax_file):
+        _fail(f"no {SOFTMAX_FILE} beside {args.weight_file}; pass --softmax-file (and --vocab-file), "
+              "as written by `allennlp export-bilm` for a language model")
+    try:
+        model = ExportedLanguageModel(args.options_file, args.weight_file, softmax_file, vocab_file)
+        reader = _reader(args)
+        started, cpu_started = time.perf_counter(), time.process_time()
+        bar = _progress_bar(args.text_file, not args.no_progress)
+        sentences = ([token.text for token in sentence] for sentence in reader.sentences(args.text_file))
+        result = model.score(sentences, batch_size=args.batch_size, progress=bar)
+        if bar is not None:
+            bar.close()
+    except (ScoringError, BilmError, ConfigurationError) as err:  # the reader's errors name file and line
+        _fail(str(err))
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    print(f"bilm-perplexity: scored {result.sentences} sentences of {args.text_file} ({result.tokens} tokens per "
+          f"direction, {result.unknown} words outside the {model.weight.shape[0]}-row softmax scored as unknown) "
+          f"in {elapsed:.1f} s ({cpu:.1f} CPU s), {result.tokens / elapsed:.0f} tokens/s", file=sys.stderr)
+    print(result.line())
+
+
+def _reader(args: argparse.Namespace):
+    from allennlp.data.tokenizers import WhitespaceTokenizer
+
+    from elmo_tasks.tasks.lm.reader import BilmRawTextReader
+
+    return BilmRawTextReader(
+        tokenizer=WhitespaceTokenizer() if args.whitespace_tokenized else None,
+        text_format=args.text_format, max_sentence_length=args.max_sentence_length,
+        drop_wikiextractor_markup=True, unescape_html=True, fallback_encoding="cp1252",
+    )
+
+
+def _progress_bar(path: str, enabled: bool):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(desc=f"scoring {os.path.basename(path)}", unit=" tokens", unit_scale=True, file=sys.stderr)
+
+
+def _fail(message: str) -> None:
+    print(f"bilm-perplexity: error: {message}", file=sys.stderr)
+    sys.exit(2)

@@ -9,6 +9,7 @@ command in a subprocess with ``OMP_NUM_THREADS`` and ``--threads`` set and print
 
     .venv/bin/python benchmarks/bilm_perplexity_speed.py --threads 2
 """
+
 import argparse
 import collections
 import os
@@ -41,9 +42,12 @@ def write_model(directory: str, text_path: str, vocab_size: int) -> None:
     with open(os.path.join(directory, "vocabulary", "non_padded_namespaces.txt"), "w", encoding="utf-8") as out:
         out.write("*tags\n*labels\n")
     rng = np.random.default_rng(0)
-    np.savez(os.path.join(directory, "softmax.npz"),
-             weight=(rng.standard_normal((len(rows), 128)) / np.sqrt(128)).astype(np.float16),
-             bias=np.zeros(len(rows), dtype=np.float16), tokens=np.array(rows))
+    np.savez(
+        os.path.join(directory, "softmax.npz"),
+        weight=(rng.standard_normal((len(rows), 128)) / np.sqrt(128)).astype(np.float16),
+        bias=np.zeros(len(rows), dtype=np.float16),
+        tokens=np.array(rows),
+    )
 
 
 def main() -> None:
@@ -65,10 +69,20 @@ def main() -> None:
         os.makedirs(model)
         write_model(model, args.text, args.vocab_size)
         env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
-        command = [os.path.join(os.path.dirname(sys.executable), "allennlp"), "bilm-perplexity", text,
-                   "--options-file", os.path.join(model, "options.json"),
-                   "--weight-file", os.path.join(model, "weights.hdf5"),
-                   "--threads", str(args.threads), "--batch-size", str(args.batch_size), "--no-progress"]
+        command = [
+            os.path.join(os.path.dirname(sys.executable), "allennlp"),
+            "bilm-perplexity",
+            text,
+            "--options-file",
+            os.path.join(model, "options.json"),
+            "--weight-file",
+            os.path.join(model, "weights.hdf5"),
+            "--threads",
+            str(args.threads),
+            "--batch-size",
+            str(args.batch_size),
+            "--no-progress",
+        ]
         started = time.perf_counter()
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - started

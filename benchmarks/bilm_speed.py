@@ -9,6 +9,7 @@ prints tokens/s, the ratio, the max abs difference and the peak RSS.
     .venv/bin/python benchmarks/bilm_speed.py                       # both sizes, 2,000 sentences
     .venv/bin/python benchmarks/bilm_speed.py --sizes small --sentences 500
 """
+
 import argparse
 import json
 import os
@@ -21,7 +22,9 @@ from typing import Dict, List
 
 import numpy as np
 
-DEFAULT_DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "lm", "books", "brown", "brown_news_a-c.txt")
+DEFAULT_DATA = os.path.join(
+    os.path.dirname(__file__), "..", "..", "shared", "data", "lm", "books", "brown", "brown_news_a-c.txt"
+)
 FILTERS = [[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]]
 SIZES: Dict[str, dict] = {
     "small": {"dim": 1024, "projection_dim": 128, "n_highway": 1},
@@ -32,10 +35,22 @@ SIZES: Dict[str, dict] = {
 def options_for(size: str) -> dict:
     s = SIZES[size]
     return {
-        "lstm": {"dim": s["dim"], "projection_dim": s["projection_dim"], "n_layers": 2, "cell_clip": 3,
-                 "proj_clip": 3, "use_skip_connections": True},
-        "char_cnn": {"activation": "relu", "embedding": {"dim": 16}, "filters": FILTERS, "n_highway": s["n_highway"],
-                     "n_characters": 262, "max_characters_per_token": 50},
+        "lstm": {
+            "dim": s["dim"],
+            "projection_dim": s["projection_dim"],
+            "n_layers": 2,
+            "cell_clip": 3,
+            "proj_clip": 3,
+            "use_skip_connections": True,
+        },
+        "char_cnn": {
+            "activation": "relu",
+            "embedding": {"dim": 16},
+            "filters": FILTERS,
+            "n_highway": s["n_highway"],
+            "n_characters": 262,
+            "max_characters_per_token": 50,
+        },
     }
 
 
@@ -83,7 +98,7 @@ def worker(impl: str, directory: str, sentences_path: str, batch_size: int, thre
     start = time.perf_counter()
     with torch.no_grad():
         for i in range(0, len(sentences), batch_size):
-            batch = sentences[i: i + batch_size]
+            batch = sentences[i : i + batch_size]
             ids = batch_to_ids(batch)
             if impl == "allennlp":  # AllenNLP's Elmo is stateful; compare like for like (stateless)
                 model._elmo_lstm._elmo_lstm.reset_states()
@@ -102,11 +117,29 @@ def run_size(size: str, sentences_path: str, args: argparse.Namespace) -> dict:
         results = {}
         for impl in ("allennlp", "ours"):
             output = os.path.join(directory, f"{impl}.npy")
-            command = [sys.executable, __file__, "--worker", impl, "--model-dir", directory, "--sentences-file",
-                       sentences_path, "--batch-size", str(args.batch_size), "--threads", str(args.threads), "--output", output]
+            command = [
+                sys.executable,
+                __file__,
+                "--worker",
+                impl,
+                "--model-dir",
+                directory,
+                "--sentences-file",
+                sentences_path,
+                "--batch-size",
+                str(args.batch_size),
+                "--threads",
+                str(args.threads),
+                "--output",
+                output,
+            ]
             done = subprocess.run(command, check=True, capture_output=True, text=True)
             results[impl] = json.loads(done.stdout.strip().splitlines()[-1])
-        difference = float(np.abs(np.load(os.path.join(directory, "allennlp.npy")) - np.load(os.path.join(directory, "ours.npy"))).max())
+        difference = float(
+            np.abs(
+                np.load(os.path.join(directory, "allennlp.npy")) - np.load(os.path.join(directory, "ours.npy"))
+            ).max()
+        )
     ours, theirs = results["ours"], results["allennlp"]
     row = {
         "size": size,
@@ -129,8 +162,13 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=2000)
     parser.add_argument("--sizes", default="small,original")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--threads", type=int, default=1, help="torch threads of each implementation (default 1: "
-                        "more threads than free cores makes both several times slower, see docs/BENCHMARKS.md)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch threads of each implementation (default 1: "
+        "more threads than free cores makes both several times slower, see docs/BENCHMARKS.md)",
+    )
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--worker", choices=["allennlp", "ours"], help=argparse.SUPPRESS)
     parser.add_argument("--model-dir", help=argparse.SUPPRESS)
@@ -150,7 +188,8 @@ def main() -> None:
             rows.append(row)
             print(
                 f"{size:9s} tokens={row['tokens']}  allennlp {row['allennlp_tokens_per_s']:8.1f} tok/s "
-                f"({row['allennlp_seconds']:.1f} s, peak {row['allennlp_peak_rss_mb']:.0f} MB)  ours {row['ours_tokens_per_s']:8.1f} tok/s "
+                f"({row['allennlp_seconds']:.1f} s, peak {row['allennlp_peak_rss_mb']:.0f} MB)  ours "
+                f"{row['ours_tokens_per_s']:8.1f} tok/s "
                 f"({row['ours_seconds']:.1f} s, peak {row['ours_peak_rss_mb']:.0f} MB)  speedup {row['speedup']:.2f}x  "
                 f"max|diff| {row['max_abs_diff']:.2e}",
                 flush=True,

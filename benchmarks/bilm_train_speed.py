@@ -15,6 +15,7 @@ one can be measured back to back with the same script and batches:
     for root in /tmp/bilm_base .; do OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bilm_train_speed.py \\
         --code-root $root --steps 6; done
 """
+
 import argparse
 import json
 import os
@@ -43,15 +44,20 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    import elmo_tasks  # noqa: F401  (registers the reader and the model of this checkout)
     from allennlp.data import Batch, DatasetReader, Vocabulary
     from allennlp.models import Model
+
+    import elmo_tasks  # noqa: F401  (registers the reader and the model of this checkout)
 
     if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(args.code_root)):
         sys.exit(f"elmo_tasks was imported from {elmo_tasks.__file__}, not from {args.code_root}")
     reader = DatasetReader.by_name("bilm_raw_text")(
-        text_format="running", max_sentence_length=50, drop_wikiextractor_markup=True, unescape_html=True,
-        fallback_encoding="cp1252")
+        text_format="running",
+        max_sentence_length=50,
+        drop_wikiextractor_markup=True,
+        unescape_html=True,
+        fallback_encoding="cp1252",
+    )
     needed = args.batch_size * (args.steps + 1)
     instances = []
     for instance in reader.read(args.text):
@@ -65,7 +71,7 @@ def main() -> None:
     instances.sort(key=lambda inst: len(inst["tokens"].tokens))
     batches = []
     for start in range(0, needed, args.batch_size):
-        chunk = instances[start: start + args.batch_size]
+        chunk = instances[start : start + args.batch_size]
         for instance in chunk:
             reader.apply_token_indexers(instance)
         batch = Batch(chunk)
@@ -98,10 +104,18 @@ def main() -> None:
         losses.append(step(tensors))
         words += count
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    result = {"code_root": args.code_root, "batch_size": args.batch_size, "threads": args.threads,
-              "steps": len(order) - 1, "words": words, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
-              "words_per_s": round(words / wall, 1), "words_per_cpu_s": round(words / cpu, 1),
-              "mean_loss": round(sum(losses) / len(losses), 4)}
+    result = {
+        "code_root": args.code_root,
+        "batch_size": args.batch_size,
+        "threads": args.threads,
+        "steps": len(order) - 1,
+        "words": words,
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "words_per_s": round(words / wall, 1),
+        "words_per_cpu_s": round(words / cpu, 1),
+        "mean_loss": round(sum(losses) / len(losses), 4),
+    }
     print(json.dumps(result))
     if args.json:
         with open(args.json, "a", encoding="utf-8") as out:

@@ -6,6 +6,7 @@ run, in alternating order, and prints tokens/s (median of ``--repeats`` passes):
 
     PYTHONPATH=$PWD python benchmarks/embed_threads.py --threads 1,2 --sentences 200
 """
+
 import argparse
 import os
 import statistics
@@ -40,7 +41,7 @@ def busy_processes(count: int) -> Iterator[None]:
 def tokens_per_second(model, sentences: List[List[str]], batch_size: int) -> float:
     start = time.perf_counter()
     for begin in range(0, len(sentences), batch_size):
-        embed_sentences(model, sentences[begin: begin + batch_size], torch.device("cpu"))
+        embed_sentences(model, sentences[begin : begin + batch_size], torch.device("cpu"))
     return sum(len(s) for s in sentences) / (time.perf_counter() - start)
 
 
@@ -49,8 +50,11 @@ def main() -> None:
     parser.add_argument("--data", default=DEFAULT_DATA, help="text, one sentence per line")
     parser.add_argument("--sentences", type=int, default=200)
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--threads", default=f"1,{os.cpu_count()}", help="comma-separated thread counts to compare "
-                        "(default: 1 and torch's default, one per core)")
+    parser.add_argument(
+        "--threads",
+        default=f"1,{os.cpu_count()}",
+        help="comma-separated thread counts to compare (default: 1 and torch's default, one per core)",
+    )
     parser.add_argument("--competitors", type=int, default=1, help="busy-looping processes in the loaded runs")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
@@ -60,8 +64,11 @@ def main() -> None:
     model = load_bilm(SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE).eval()
     thread_counts = [int(t) for t in args.threads.split(",")]
     tokens_per_second(model, sentences[:32], args.batch_size)  # warm up
-    print(f"{len(sentences)} sentences, {sum(len(s) for s in sentences)} tokens, batch {args.batch_size}, "
-          f"{os.cpu_count()} cores, load average before: {os.getloadavg()[0]:.1f}", flush=True)
+    print(
+        f"{len(sentences)} sentences, {sum(len(s) for s in sentences)} tokens, batch {args.batch_size}, "
+        f"{os.cpu_count()} cores, load average before: {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
     for competitors in (0, args.competitors):
         results = {threads: [] for threads in thread_counts}
         with busy_processes(competitors):
@@ -70,10 +77,16 @@ def main() -> None:
                 for threads in order:
                     torch.set_num_threads(threads)
                     results[threads].append(tokens_per_second(model, sentences, args.batch_size))
-                    print(f"  competitors {competitors} threads {threads}: {results[threads][-1]:.0f} tokens/s", flush=True)
+                    print(
+                        f"  competitors {competitors} threads {threads}: {results[threads][-1]:.0f} tokens/s",
+                        flush=True,
+                    )
         for threads, speeds in results.items():
-            print(f"competing busy processes {competitors}  threads {threads}: {statistics.median(speeds):8.0f} tokens/s "
-                  f"(runs {', '.join(f'{s:.0f}' for s in speeds)})", flush=True)
+            print(
+                f"competing busy processes {competitors}  threads {threads}: {statistics.median(speeds):8.0f} tokens/s "
+                f"(runs {', '.join(f'{s:.0f}' for s in speeds)})",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ tokens/s of both and their ratio, back to back in one process.
 
     .venv/bin/python benchmarks/lstm_train_speed.py --sizes small,tiny
 """
+
 import argparse
 import time
 from typing import Callable, Dict, List, Tuple
@@ -16,10 +17,17 @@ import torch
 from elmo_tasks.bilm import BiLM, BilmOptions
 from elmo_tasks.bilm.packing import packed_layout
 
-SIZES: Dict[str, Tuple[int, int]] = {"tiny": (256, 64), "small": (1024, 128), "medium": (2048, 256), "original": (4096, 512)}
+SIZES: Dict[str, Tuple[int, int]] = {
+    "tiny": (256, 64),
+    "small": (1024, 128),
+    "medium": (2048, 256),
+    "original": (4096, 512),
+}
 
 
-def batches(count: int, batch_size: int, max_len: int, dim: int, seed: int = 0) -> List[Tuple[torch.Tensor, torch.Tensor]]:
+def batches(
+    count: int, batch_size: int, max_len: int, dim: int, seed: int = 0
+) -> List[Tuple[torch.Tensor, torch.Tensor]]:
     generator = torch.Generator().manual_seed(seed)
     out = []
     for _ in range(count):
@@ -80,7 +88,11 @@ def main() -> None:
         data = batches(args.batches, args.batch_size, args.max_len, proj)
         theirs = measure(torch_step, (dim, proj), data)
         ours = measure(ours_step, (dim, proj), data)
-        print(f"{name:8s} dim={dim} proj={proj}  torch.nn.LSTM {theirs:8.0f} tok/s  ours {ours:8.0f} tok/s  ratio {ours / theirs:.2f}x", flush=True)
+        print(
+            f"{name:8s} dim={dim} proj={proj}  torch.nn.LSTM {theirs:8.0f} tok/s  ours {ours:8.0f} "
+            f"tok/s  ratio {ours / theirs:.2f}x",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

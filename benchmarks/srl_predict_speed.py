@@ -11,6 +11,7 @@ number of predicates.
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/srl_predict_speed.py --sentences 200
     .venv/bin/python benchmarks/srl_predict_speed.py --archive runs/srl/elmo/seed0/model.tar.gz
 """
+
 import argparse
 import json
 import os
@@ -47,17 +48,30 @@ def paper_size_model(sentences) -> Model:
             vocab.add_token_to_namespace(word.lower(), "tokens")
     for tag in ["O", "B-V", "B-A0", "I-A0", "B-A1", "I-A1", "B-A2", "I-A2", "B-AM-TMP", "I-AM-TMP"]:
         vocab.add_token_to_namespace(tag, "srl_roles")
-    params = Params({
-        "type": "srl_elmo",
-        "predicate_embedding_dim": 100,
-        "text_field_embedder": {"token_embedders": {
-            "tokens": {"type": "embedding", "embedding_dim": 100},
-            "elmo": {"type": "fast_elmo", "options_file": SMALL_OPTIONS_FILE, "weight_file": SMALL_WEIGHT_FILE,
-                     "dropout": 0.1},
-        }},
-        "encoder": {"type": "alternating_lstm", "hidden_size": 300, "num_layers": 8,
-                    "recurrent_dropout_probability": 0.1, "use_highway": True},
-    })
+    params = Params(
+        {
+            "type": "srl_elmo",
+            "predicate_embedding_dim": 100,
+            "text_field_embedder": {
+                "token_embedders": {
+                    "tokens": {"type": "embedding", "embedding_dim": 100},
+                    "elmo": {
+                        "type": "fast_elmo",
+                        "options_file": SMALL_OPTIONS_FILE,
+                        "weight_file": SMALL_WEIGHT_FILE,
+                        "dropout": 0.1,
+                    },
+                }
+            },
+            "encoder": {
+                "type": "alternating_lstm",
+                "hidden_size": 300,
+                "num_layers": 8,
+                "recurrent_dropout_probability": 0.1,
+                "use_highway": True,
+            },
+        }
+    )
     return Model.from_params(vocab=vocab, params=params)
 
 
@@ -77,8 +91,9 @@ def main() -> None:
         model, reader = archive.model, archive.validation_dataset_reader
     else:
         model = paper_size_model(sentences)
-        reader = SrlConllReader(token_indexers={"tokens": SingleIdTokenIndexer(lowercase_tokens=True),
-                                                "elmo": ELMoTokenCharactersIndexer()})
+        reader = SrlConllReader(
+            token_indexers={"tokens": SingleIdTokenIndexer(lowercase_tokens=True), "elmo": ELMoTokenCharactersIndexer()}
+        )
     model.eval()
     elmo = find_elmo_embedder(model)
     predicates = sum(len(s.props.predicate_positions) for s in sentences)
@@ -89,12 +104,16 @@ def main() -> None:
             pass
     seconds = time.perf_counter() - started
     result = {
-        "data": os.path.relpath(args.data), "sentences": len(sentences), "sentences_with_predicates": with_predicates,
-        "predicates": predicates, "seconds": round(seconds, 1),
+        "data": os.path.relpath(args.data),
+        "sentences": len(sentences),
+        "sentences_with_predicates": with_predicates,
+        "predicates": predicates,
+        "seconds": round(seconds, 1),
         "sentences_per_second": round(len(sentences) / seconds, 2),
         "predicates_per_second": round(predicates / seconds, 2),
         "bilm_sentence_passes": elmo.sentences_run if elmo is not None else None,
-        "threads": torch.get_num_threads(), "weights": args.archive or "random (paper size)",
+        "threads": torch.get_num_threads(),
+        "weights": args.archive or "random (paper size)",
     }
     print(json.dumps(result, indent=1))
 

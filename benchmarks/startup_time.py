@@ -14,6 +14,7 @@ Run it from the repository root so ``.allennlp_plugins`` is found:
 
     PYTHONPATH=$PWD python benchmarks/startup_time.py --runs 5
 """
+
 import argparse
 import json
 import os
@@ -70,8 +71,16 @@ def main() -> None:
                 "elmo-embed:",
             ),
             "python -m elmo_tasks.bilm.embed (one sentence, first line)": (
-                [sys.executable, "-m", "elmo_tasks.bilm.embed", str(sentence), output, "--no-progress", "--threads",
-                 str(args.threads)],
+                [
+                    sys.executable,
+                    "-m",
+                    "elmo_tasks.bilm.embed",
+                    str(sentence),
+                    output,
+                    "--no-progress",
+                    "--threads",
+                    str(args.threads),
+                ],
                 "elmo-embed:",
             ),
         }
@@ -82,10 +91,17 @@ def main() -> None:
             command, marker = commands[name]
             runs = [time_until_first_line(command, marker, env) for _ in range(args.runs)]
             wall, cpu = [w for w, _ in runs], [c for _, c in runs]
-            results[name] = {"median_wall_s": statistics.median(wall), "median_cpu_s": statistics.median(cpu),
-                             "wall_s": wall, "cpu_s": cpu}
-            print(f"{name:48s} median wall {statistics.median(wall):6.2f} s, cpu {statistics.median(cpu):6.2f} s  "
-                  f"(wall {', '.join(f'{s:.1f}' for s in wall)})", flush=True)
+            results[name] = {
+                "median_wall_s": statistics.median(wall),
+                "median_cpu_s": statistics.median(cpu),
+                "wall_s": wall,
+                "cpu_s": cpu,
+            }
+            print(
+                f"{name:48s} median wall {statistics.median(wall):6.2f} s, cpu {statistics.median(cpu):6.2f} s  "
+                f"(wall {', '.join(f'{s:.1f}' for s in wall)})",
+                flush=True,
+            )
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(results, handle, indent=2)

@@ -18,6 +18,7 @@ Runs (each compared with AllenNLP without a cache, the reference):
 
     .venv/bin/python benchmarks/vocab_cache_speed.py --sentences 2000 --sizes small
 """
+
 import argparse
 import json
 import os
@@ -57,8 +58,9 @@ def worker(run: str, directory: str, data_path: str, batch_size: int, threads: i
     else:
         from elmo_tasks.modules import ElmoTokenEmbedder
 
-        model = ElmoTokenEmbedder(options, weights, dropout=0.0, cache_size_mb=0,
-                                  vocab_to_cache=words if cached else None)
+        model = ElmoTokenEmbedder(
+            options, weights, dropout=0.0, cache_size_mb=0, vocab_to_cache=words if cached else None
+        )
     model.eval()
     index = {w: i for i, w in enumerate(words)}
     unknown_id = 1 if run == "allennlp_cache_unk" else len(words)  # out of range: AllenNLP's fallback
@@ -66,7 +68,7 @@ def worker(run: str, directory: str, data_path: str, batch_size: int, threads: i
     start = time.perf_counter()
     with torch.no_grad():
         for i in range(0, len(sentences), batch_size):
-            batch = sentences[i: i + batch_size]
+            batch = sentences[i : i + batch_size]
             ids = batch_to_ids(batch)
             if run.startswith("allennlp"):
                 model._elmo_lstm._elmo_lstm.reset_states()
@@ -91,8 +93,22 @@ def run_size(size: str, data_path: str, args: argparse.Namespace) -> List[Dict]:
         results = {}
         for run in RUNS:
             output = os.path.join(directory, f"{run}.npy")
-            command = [sys.executable, __file__, "--worker", run, "--model-dir", directory, "--data-file", data_path,
-                       "--batch-size", str(args.batch_size), "--threads", str(args.threads), "--output", output]
+            command = [
+                sys.executable,
+                __file__,
+                "--worker",
+                run,
+                "--model-dir",
+                directory,
+                "--data-file",
+                data_path,
+                "--batch-size",
+                str(args.batch_size),
+                "--threads",
+                str(args.threads),
+                "--output",
+                output,
+            ]
             done = subprocess.run(command, check=True, capture_output=True, text=True)
             results[run] = json.loads(done.stdout.strip().splitlines()[-1])
             results[run]["output"] = np.load(output)
@@ -100,9 +116,16 @@ def run_size(size: str, data_path: str, args: argparse.Namespace) -> List[Dict]:
     rows = []
     for run in RUNS:
         result = results[run]
-        rows.append({"size": size, "run": run, "tokens": result["tokens"], "seconds": result["seconds"],
-                     "tokens_per_s": result["tokens"] / result["seconds"],
-                     "max_abs_diff_vs_allennlp": float(np.abs(result["output"] - reference["output"]).max())})
+        rows.append(
+            {
+                "size": size,
+                "run": run,
+                "tokens": result["tokens"],
+                "seconds": result["seconds"],
+                "tokens_per_s": result["tokens"] / result["seconds"],
+                "max_abs_diff_vs_allennlp": float(np.abs(result["output"] - reference["output"]).max()),
+            }
+        )
     return rows
 
 
@@ -128,8 +151,11 @@ def main() -> None:
     measured = sentences[half:]
     known = set(words)
     unknown = sum(w not in known for s in measured for w in s)
-    print(f"vocabulary: {len(words) - 2} words from {half} sentences; measured: {len(measured)} sentences, "
-          f"{sum(map(len, measured))} tokens, {unknown} of them unknown", flush=True)
+    print(
+        f"vocabulary: {len(words) - 2} words from {half} sentences; measured: {len(measured)} sentences, "
+        f"{sum(map(len, measured))} tokens, {unknown} of them unknown",
+        flush=True,
+    )
     rows = []
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump({"vocabulary": words, "measured": measured}, handle)
@@ -137,8 +163,11 @@ def main() -> None:
         for size in args.sizes.split(","):
             for row in run_size(size, handle.name, args):
                 rows.append(row)
-                print(f"{size:9s} {row['run']:22s} {row['tokens_per_s']:8.1f} tok/s ({row['seconds']:.1f} s)  "
-                      f"max|diff| vs AllenNLP {row['max_abs_diff_vs_allennlp']:.2e}", flush=True)
+                print(
+                    f"{size:9s} {row['run']:22s} {row['tokens_per_s']:8.1f} tok/s ({row['seconds']:.1f} s)  "
+                    f"max|diff| vs AllenNLP {row['max_abs_diff_vs_allennlp']:.2e}",
+                    flush=True,
+                )
     finally:
         os.remove(handle.name)
     if args.json:

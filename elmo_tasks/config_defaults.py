@@ -5,6 +5,7 @@ the config. Importing the plugin (which ``allennlp`` does before it reads a conf
 any of these the user did not set, so experiments run out of the box and one variable switches
 them to the full data.
 """
+
 import os
 from typing import Dict
 

@@ -5,6 +5,7 @@ AllenNLP's ``spacy`` tokenizer loads (and, when missing, downloads) a full pipel
 with spaCy itself as ``spacy.blank("en")``; this wrapper uses that, so ``allennlp predict``
 works offline.
 """
+
 from functools import lru_cache
 from typing import List
 

@@ -13,6 +13,7 @@ Results already in ``--output`` are reused, so the script can be re-run as the r
         --baseline wiki_99=1121.5 --baseline news300=436.2 \\
         --output runs/bilm_v2_curve.json --plot elmo_tasks/pretrained/bilm_small/learning_curve.png
 """
+
 import argparse
 import json
 import os
@@ -52,9 +53,21 @@ def tokens_seen(run_dir: Path, epochs_completed: int) -> int:
 
 
 def perplexity(export_dir: str, text: str, threads: int) -> Dict[str, float]:
-    command = [ALLENNLP, "bilm-perplexity", text, "--options-file", f"{export_dir}/options.json",
-               "--weight-file", f"{export_dir}/weights.hdf5", "--softmax-file", f"{export_dir}/softmax.npz",
-               "--vocab-file", f"{export_dir}/vocabulary/lm_targets.txt", "--threads", str(threads)]
+    command = [
+        ALLENNLP,
+        "bilm-perplexity",
+        text,
+        "--options-file",
+        f"{export_dir}/options.json",
+        "--weight-file",
+        f"{export_dir}/weights.hdf5",
+        "--softmax-file",
+        f"{export_dir}/softmax.npz",
+        "--vocab-file",
+        f"{export_dir}/vocabulary/lm_targets.txt",
+        "--threads",
+        str(threads),
+    ]
     result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     lines = [line for line in result.stdout.splitlines() if LAST_LINE.search(line)]
     if result.returncode != 0 or not lines:
@@ -73,10 +86,15 @@ def plot(curve: List[Dict], baselines: Dict[str, float], path: str) -> None:
     names = sorted({name for point in curve for name in point["perplexity"]})
     for name in names:
         points = [(p["tokens_seen"] / 1e6, p["perplexity"][name]["mean"]) for p in curve if name in p["perplexity"]]
-        line, = axes.plot(*zip(*points), marker="o", label=f"{name}")
+        (line,) = axes.plot(*zip(*points), marker="o", label=f"{name}")
         if name in baselines:
-            axes.axhline(baselines[name], color=line.get_color(), linestyle="--", linewidth=1,
-                         label=f"{name}: previous shipped biLM")
+            axes.axhline(
+                baselines[name],
+                color=line.get_color(),
+                linestyle="--",
+                linewidth=1,
+                label=f"{name}: previous shipped biLM",
+            )
     axes.set_xlabel("training tokens seen in this run (millions)")
     axes.set_ylabel("held-out perplexity (mean of fwd/bwd, exact)")
     axes.set_yscale("log")
@@ -101,9 +119,13 @@ def main(argv=None) -> int:
     run_dir = Path(args.run_dir)
     heldout = _pairs(args.heldout, "--heldout")
     baselines = {k: float(v) for k, v in _pairs(args.baseline, "--baseline").items()}
-    states = sorted(Path(args.states or run_dir).glob("model_state_e*.th"),
-                    key=lambda p: int(re.search(r"_e(\d+)", p.name).group(1)))
-    done = {p["checkpoint"]: p for p in json.loads(Path(args.output).read_text())} if os.path.exists(args.output) else {}
+    states = sorted(
+        Path(args.states or run_dir).glob("model_state_e*.th"),
+        key=lambda p: int(re.search(r"_e(\d+)", p.name).group(1)),
+    )
+    done = (
+        {p["checkpoint"]: p for p in json.loads(Path(args.output).read_text())} if os.path.exists(args.output) else {}
+    )
     chosen = [s for i, s in enumerate(states) if i % args.every == args.every - 1 or s == states[-1]]
     curve = []
     for state in chosen:
@@ -114,8 +136,12 @@ def main(argv=None) -> int:
         if missing:
             point["tokens_seen"] = tokens_seen(run_dir, epochs_completed)
             with tempfile.TemporaryDirectory() as export_dir:
-                subprocess.run([ALLENNLP, "export-bilm", str(run_dir), export_dir, "--weights-file", str(state)],
-                               check=True, capture_output=True, cwd=ROOT)
+                subprocess.run(
+                    [ALLENNLP, "export-bilm", str(run_dir), export_dir, "--weights-file", str(state)],
+                    check=True,
+                    capture_output=True,
+                    cwd=ROOT,
+                )
                 for name in missing:
                     point["perplexity"][name] = perplexity(export_dir, heldout[name], args.threads)
                     print(f"{state.name}: {name} {point['perplexity'][name]}", file=sys.stderr)

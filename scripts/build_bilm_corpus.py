@@ -17,6 +17,7 @@ Held-out files are never read: by default ``wikipedia/wiki_99.txt`` and ``news/t
 
     python scripts/build_bilm_corpus.py ../shared/data/lm runs/bilm_corpus
 """
+
 import argparse
 import collections
 import json
@@ -36,12 +37,15 @@ def _tokenize_file(args: Tuple[str, int]) -> Tuple[str, List[str]]:
     from elmo_tasks.tasks.lm.reader import BilmRawTextReader
     from elmo_tasks.tasks.lm.text_source import LineStats
 
-    reader = BilmRawTextReader(text_format="running", max_sentence_length=max_len,
-                               drop_wikiextractor_markup=True, unescape_html=True,
-                               fallback_encoding="cp1252")
+    reader = BilmRawTextReader(
+        text_format="running",
+        max_sentence_length=max_len,
+        drop_wikiextractor_markup=True,
+        unescape_html=True,
+        fallback_encoding="cp1252",
+    )
     counts = {"sentences": 0, "tokens": 0, "split": 0}
-    lines = [" ".join(t.text for t in sentence)
-             for sentence in reader._sentences([path], LineStats(), counts)]
+    lines = [" ".join(t.text for t in sentence) for sentence in reader._sentences([path], LineStats(), counts)]
     return path, lines
 
 
@@ -59,8 +63,11 @@ def main(argv=None) -> int:
     from elmo_tasks.tasks.lm.text_source import expand_data_path
 
     held_out = {os.path.realpath(os.path.join(args.lm_dir, h)) for h in HELD_OUT}
-    files = [f for f in expand_data_path(",".join(os.path.join(args.lm_dir, p) for p in DEFAULT_PARTS))
-             if os.path.realpath(f) not in held_out]
+    files = [
+        f
+        for f in expand_data_path(",".join(os.path.join(args.lm_dir, p) for p in DEFAULT_PARTS))
+        if os.path.realpath(f) not in held_out
+    ]
     started = time.time()
     sentences: List[str] = []
     per_domain: collections.Counter = collections.Counter()
@@ -72,8 +79,12 @@ def main(argv=None) -> int:
             per_domain[domain] += len(lines)
             per_domain_tokens[domain] += sum(line.count(" ") + 1 for line in lines)
             sentences.extend(lines)
-            print(f"\r{done}/{len(files)} files, {len(sentences):,} sentences, {time.time() - started:.0f}s",
-                  end="", file=sys.stderr, flush=True)
+            print(
+                f"\r{done}/{len(files)} files, {len(sentences):,} sentences, {time.time() - started:.0f}s",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
     print(file=sys.stderr)
     sentences.sort()  # independent of the order the workers finished in
     random.Random(args.seed).shuffle(sentences)
@@ -89,19 +100,31 @@ def main(argv=None) -> int:
     with open(os.path.join(vocab_dir, "lm_targets.txt"), "w", encoding="utf-8") as out:
         # AllenNLP's padded-namespace file layout: line 1 is the OOV token, padding is implicit
         out.write("@@UNKNOWN@@\n")
-        kept = [BOS_TOKEN, EOS_TOKEN] + [t for t, _ in counts.most_common(args.vocab_size) if t not in (BOS_TOKEN, EOS_TOKEN)]
+        kept = [BOS_TOKEN, EOS_TOKEN] + [
+            t for t, _ in counts.most_common(args.vocab_size) if t not in (BOS_TOKEN, EOS_TOKEN)
+        ]
         for token in kept[: args.vocab_size + 2]:
             out.write(token + "\n")
     with open(os.path.join(vocab_dir, "non_padded_namespaces.txt"), "w", encoding="utf-8") as out:
         out.write("*tags\n*labels\n")
     total_tokens = sum(per_domain_tokens.values())
-    stats = {"files": len(files), "held_out": list(HELD_OUT), "sentences": len(sentences), "tokens": total_tokens,
-             "sentences_per_domain": dict(per_domain), "tokens_per_domain": dict(per_domain_tokens),
-             "vocab_size": args.vocab_size, "seed": args.seed, "max_sentence_length": args.max_sentence_length}
+    stats = {
+        "files": len(files),
+        "held_out": list(HELD_OUT),
+        "sentences": len(sentences),
+        "tokens": total_tokens,
+        "sentences_per_domain": dict(per_domain),
+        "tokens_per_domain": dict(per_domain_tokens),
+        "vocab_size": args.vocab_size,
+        "seed": args.seed,
+        "max_sentence_length": args.max_sentence_length,
+    }
     with open(os.path.join(args.output_dir, "corpus_stats.json"), "w") as out:
         json.dump(stats, out, indent=2)
-    print(f"wrote {len(sentences):,} sentences ({total_tokens:,} tokens) from {len(files)} files to "
-          f"{args.output_dir}/train.txt and a {len(kept):,}-token vocabulary in {time.time() - started:.0f}s")
+    print(
+        f"wrote {len(sentences):,} sentences ({total_tokens:,} tokens) from {len(files)} files to "
+        f"{args.output_dir}/train.txt and a {len(kept):,}-token vocabulary in {time.time() - started:.0f}s"
+    )
     return 0
 
 

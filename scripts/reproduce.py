@@ -68,7 +68,8 @@ TASKS: Dict[str, Dict[str, Any]] = {
         "train.txt, as the paper did; `dataset_reader.phrases: roots` below means sentences only.",
     },
     "srl": {
-        "title": "SRL (He et al. 2017), srl-eval F1 on CoNLL-2005 test WSJ (ELMO_TASKS_SRL_DATASET=conll2012: CoNLL-2012 test)",
+        "title": "SRL (He et al. 2017), srl-eval F1 on CoNLL-2005 test WSJ "
+        "(ELMO_TASKS_SRL_DATASET=conll2012: CoNLL-2012 test)",
         "libsonnet": "experiments/srl.libsonnet",
         "configs": {"baseline": "experiments/srl_baseline.jsonnet", "elmo": "experiments/srl_elmo.jsonnet"},
         "metric": "f1-measure-overall",

@@ -5,6 +5,7 @@
 * ``validation_curves``: the validation metric per epoch, baseline vs ELMo, mean over seeds.
 * ``sample_efficiency``: test metric against the fraction of training data (the paper's Figure 1).
 """
+
 import json
 import re
 import tarfile
@@ -65,8 +66,12 @@ def layer_weights_figure(per_task: Dict[str, Sequence[Path]], path: Path) -> Opt
     width = 0.8 / num_layers
     for j in range(num_layers):
         xs = [i + (j - (num_layers - 1) / 2) * width for i in range(len(rows))]
-        axes.bar(xs, [weights[j] if j < len(weights) else 0.0 for _, weights in rows], width,
-                 label="token layer" if j == 0 else f"biLSTM layer {j}")
+        axes.bar(
+            xs,
+            [weights[j] if j < len(weights) else 0.0 for _, weights in rows],
+            width,
+            label="token layer" if j == 0 else f"biLSTM layer {j}",
+        )
     axes.set_xticks(range(len(rows)), [name for name, _ in rows], rotation=30, ha="right", fontsize=8)
     axes.set_ylabel("softmax-normalised weight")
     axes.axhline(1.0 / num_layers, color="grey", linestyle=":", linewidth=1)
@@ -90,8 +95,9 @@ def epoch_curve(run_dir: Path, metric: str) -> List[float]:
     return values
 
 
-def validation_curves_figure(per_task: Dict[str, Dict[str, Sequence[Path]]], metrics: Dict[str, str],
-                             path: Path) -> Optional[Path]:
+def validation_curves_figure(
+    per_task: Dict[str, Dict[str, Sequence[Path]]], metrics: Dict[str, str], path: Path
+) -> Optional[Path]:
     """``per_task``: task -> variant -> run directories; one panel per task, mean over seeds."""
     tasks = [t for t, variants in per_task.items() if any(variants.values())]
     if not tasks:
@@ -116,8 +122,9 @@ def validation_curves_figure(per_task: Dict[str, Dict[str, Sequence[Path]]], met
     return path
 
 
-def sample_efficiency_figure(points: Dict[str, List[Tuple[float, float]]], task: str, metric: str,
-                             path: Path) -> Optional[Path]:
+def sample_efficiency_figure(
+    points: Dict[str, List[Tuple[float, float]]], task: str, metric: str, path: Path
+) -> Optional[Path]:
     """``points``: variant -> [(fraction of training data, test metric)] (one point per seed)."""
     if not any(points.values()):
         return None
@@ -128,8 +135,9 @@ def sample_efficiency_figure(points: Dict[str, List[Tuple[float, float]]], task:
         for fraction, value in values:
             by_fraction[fraction].append(value)
         xs = sorted(by_fraction)
-        axes.plot([100 * x for x in xs], [sum(by_fraction[x]) / len(by_fraction[x]) for x in xs],
-                  marker="o", label=variant)
+        axes.plot(
+            [100 * x for x in xs], [sum(by_fraction[x]) / len(by_fraction[x]) for x in xs], marker="o", label=variant
+        )
     axes.set_xscale("log")
     axes.set_xlabel("% of the training set")
     axes.set_ylabel(f"test {metric}")

@@ -3,6 +3,7 @@
 Experiments in tests run with bilm-tf's tiny test biLM (fast); tests/pretrained checks the
 shipped default biLM itself.
 """
+
 import os
 from pathlib import Path
 
@@ -16,6 +17,7 @@ WEIGHT_FILE = str(BILM_TF / "lm_weights.hdf5")
 os.environ["ELMO_OPTIONS"], os.environ["ELMO_WEIGHTS"] = OPTIONS_FILE, WEIGHT_FILE
 
 import elmo_tasks.plugin  # noqa: E402,F401  (registers everything and sets the remaining config defaults)
+
 SHARED = ROOT.parent / "shared"
 
 needs_shared = pytest.mark.skipif(not SHARED.exists(), reason="../shared is absent")
@@ -35,7 +37,10 @@ def run_allennlp(*args: str) -> None:
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        with mock.patch.object(sys, "argv", ["allennlp", *args]), mock.patch.dict(os.environ, {"ELMO_TASKS_DATA": "fixtures"}):
+        with (
+            mock.patch.object(sys, "argv", ["allennlp", *args]),
+            mock.patch.dict(os.environ, {"ELMO_TASKS_DATA": "fixtures"}),
+        ):
             main(prog="allennlp")
     finally:
         os.chdir(cwd)

@@ -14,6 +14,7 @@ archive):
 ``options_file`` / ``weight_file`` may be package references (``elmo_tasks:pretrained/...``, see
 :mod:`elmo_tasks.pretrained`), which hold no path of the machine they were written on.
 """
+
 import hashlib
 import json
 import logging
@@ -50,19 +51,23 @@ def load_model_bilm(
     if serialization_dir is not None:
         copy = archived_options_path(serialization_dir, options_file)
         if copy.is_file():
-            logger.info("biLM options from %s (kept with the model); its weights come from the model's state dict", copy)
+            logger.info(
+                "biLM options from %s (kept with the model); its weights come from the model's state dict", copy
+            )
             return load_bilm(str(copy), None, stateful=stateful)
     resolved_options = resolve_bilm_file(options_file)
     try:
         bilm = load_bilm(resolved_options, resolve_bilm_file(weight_file) if weight_file else None, stateful=stateful)
     except BilmError as err:
         trained = serialization_dir is not None and any(
-            (Path(serialization_dir) / name).is_file() for name in ("weights.th", "best.th"))
+            (Path(serialization_dir) / name).is_file() for name in ("weights.th", "best.th")
+        )
         if not trained:  # training, or no model around: the plain error says it all
             raise
         raise BilmError(
-            f"{err}. The model in {serialization_dir} does not carry its biLM options ({ARCHIVE_FOLDER}/ is missing: it "
-            f"was trained without include_in_archive: [\"{ARCHIVE_FOLDER}\"]); put the biLM back at that path, or point "
+            f"{err}. The model in {serialization_dir} does not carry its biLM options "
+            f"({ARCHIVE_FOLDER}/ is missing: it "
+            f'was trained without include_in_archive: ["{ARCHIVE_FOLDER}"]); put the biLM back at that path, or point '
             "options_file (and weight_file) at a copy with -o / --overrides"
         ) from None
     if serialization_dir is not None:
@@ -93,6 +98,8 @@ def _warn_unless_archived(serialization_dir: str, options_file: str) -> None:
         return
     if ARCHIVE_FOLDER not in included:
         logger.warning(
-            "model.tar.gz will need the biLM at %s when it is loaded: add include_in_archive: [\"%s\"] to the config "
-            "to keep its options inside the archive", options_file, ARCHIVE_FOLDER,
+            'model.tar.gz will need the biLM at %s when it is loaded: add include_in_archive: ["%s"] to the config '
+            "to keep its options inside the archive",
+            options_file,
+            ARCHIVE_FOLDER,
         )

@@ -4,6 +4,7 @@ Each token becomes ``max_characters_per_token`` (50) ids: begin-of-word, the UTF
 the token (at most 48, longer words are truncated like the original), end-of-word, then
 padding. Every id is shifted by +1 so that 0 can mean "no token here" (batch padding).
 """
+
 from typing import List, Sequence, Tuple
 
 import torch
@@ -47,9 +48,7 @@ def word_to_character_ids(word: str, max_characters: int = MAX_CHARACTERS_PER_TO
     return [i + 1 for i in ids]
 
 
-def batch_to_ids(
-    sentences: Sequence[Sequence[str]], max_characters: int = MAX_CHARACTERS_PER_TOKEN
-) -> torch.Tensor:
+def batch_to_ids(sentences: Sequence[Sequence[str]], max_characters: int = MAX_CHARACTERS_PER_TOKEN) -> torch.Tensor:
     """Character ids ``(batch, max_tokens, max_characters)`` of tokenized sentences, 0-padded.
 
     No boundary tokens are added here: the biLM adds ``<S>``/``</S>`` itself. An empty

@@ -9,6 +9,7 @@ refused if it is the output file, the whole input is checked (every bad line rep
 the GPU is checked, and only then is the model loaded and the output written (under a temporary name,
 renamed into place when complete).
 """
+
 import argparse
 import sys
 import time
@@ -38,25 +39,51 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--options-file", help="the biLM's options.json (default: the shipped small biLM)")
     parser.add_argument("--weight-file", help="the biLM's hdf5 weights (default: the shipped small biLM)")
     what = parser.add_mutually_exclusive_group()
-    what.add_argument("--all", action="store_const", dest="mode", const="all",
-                      help="store all layers: (L+1, tokens, dim) per sentence (the default)")
+    what.add_argument(
+        "--all",
+        action="store_const",
+        dest="mode",
+        const="all",
+        help="store all layers: (L+1, tokens, dim) per sentence (the default)",
+    )
     what.add_argument("--top", action="store_const", dest="mode", const="top", help="store the top layer only")
     what.add_argument("--average", action="store_const", dest="mode", const="average", help="store the layer average")
     what.add_argument("--mix", type=_weights, metavar="W0,W1,...", help="store sum_j w_j * layer_j with these weights")
-    parser.add_argument("--tokenize", action="store_true", help="tokenize with spaCy's rule-based English tokenizer "
-                        "instead of splitting on whitespace")
-    parser.add_argument("--skip-empty-lines", action="store_true", help="leave empty lines out instead of stopping; "
-                        "every other line keeps its line number as its name, the skipped ones are listed in "
-                        "'skipped_empty_lines'")
-    parser.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, help="refuse lines of more "
-                        f"whitespace-separated tokens than this (default {DEFAULT_MAX_TOKENS}): such a line is "
-                        "rarely one sentence")
+    parser.add_argument(
+        "--tokenize",
+        action="store_true",
+        help="tokenize with spaCy's rule-based English tokenizer instead of splitting on whitespace",
+    )
+    parser.add_argument(
+        "--skip-empty-lines",
+        action="store_true",
+        help="leave empty lines out instead of stopping; "
+        "every other line keeps its line number as its name, the skipped ones are listed in "
+        "'skipped_empty_lines'",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        default=DEFAULT_MAX_TOKENS,
+        help="refuse lines of more "
+        f"whitespace-separated tokens than this (default {DEFAULT_MAX_TOKENS}): such a line is "
+        "rarely one sentence",
+    )
     parser.add_argument("--batch-size", type=int, default=64, help="sentences per batch (default 64)")
     parser.add_argument("--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU (default)")
-    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="CPU threads for torch (default "
-                        f"{DEFAULT_THREADS}: more threads than free cores makes it several times slower)")
-    parser.add_argument("--stateful", action="store_true", help="carry LSTM states like the original: keep file "
-                        "order, row r of each batch continues row r of the previous batch")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=DEFAULT_THREADS,
+        help="CPU threads for torch (default "
+        f"{DEFAULT_THREADS}: more threads than free cores makes it several times slower)",
+    )
+    parser.add_argument(
+        "--stateful",
+        action="store_true",
+        help="carry LSTM states like the original: keep file "
+        "order, row r of each batch continues row r of the previous batch",
+    )
     parser.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
     parser.set_defaults(mode=None)
     return parser
@@ -97,9 +124,13 @@ def _embed(args: argparse.Namespace) -> None:
     from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
 
     if args.cuda_device >= 0 and not torch.cuda.is_available():
-        raise BilmError(f"--cuda-device {args.cuda_device}: no GPU is available to torch here; use --cuda-device -1 (the CPU)")
+        raise BilmError(
+            f"--cuda-device {args.cuda_device}: no GPU is available to torch here; use --cuda-device -1 (the CPU)"
+        )
     if args.cuda_device >= torch.cuda.device_count() > 0:
-        raise BilmError(f"--cuda-device {args.cuda_device}: there are only {torch.cuda.device_count()} GPUs (ids from 0)")
+        raise BilmError(
+            f"--cuda-device {args.cuda_device}: there are only {torch.cuda.device_count()} GPUs (ids from 0)"
+        )
 
     torch.set_num_threads(args.threads)
     options_file, weight_file = args.options_file, args.weight_file
@@ -109,17 +140,27 @@ def _embed(args: argparse.Namespace) -> None:
     device = torch.device("cpu" if args.cuda_device < 0 else f"cuda:{args.cuda_device}")
     model = load_bilm(options_file, weight_file, stateful=args.stateful).to(device)
     result = embed_file(
-        model, args.input_file, args.output_file, mode,
-        batch_size=args.batch_size, device=device,
+        model,
+        args.input_file,
+        args.output_file,
+        mode,
+        batch_size=args.batch_size,
+        device=device,
         tokenize=spacy_words() if args.tokenize else None,
         progress=not args.no_progress,
         skip_empty_lines=args.skip_empty_lines,
     )
     seconds = time.perf_counter() - start
-    skipped = (f"; skipped {len(result.skipped_empty_lines)} empty lines (listed in 'skipped_empty_lines')"
-               if args.skip_empty_lines else "")
-    print(f"elmo-embed: wrote {result.sentences:,} sentences ({result.tokens:,} tokens) to {args.output_file} "
-          f"in {seconds:.1f} s{skipped}", file=sys.stderr)
+    skipped = (
+        f"; skipped {len(result.skipped_empty_lines)} empty lines (listed in 'skipped_empty_lines')"
+        if args.skip_empty_lines
+        else ""
+    )
+    print(
+        f"elmo-embed: wrote {result.sentences:,} sentences ({result.tokens:,} tokens) to {args.output_file} "
+        f"in {seconds:.1f} s{skipped}",
+        file=sys.stderr,
+    )
 
 
 def spacy_words() -> Callable[[str], List[str]]:

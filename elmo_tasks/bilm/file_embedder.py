@@ -5,6 +5,7 @@ batches waste no work on ragged lengths while memory stays bounded by the chunk.
 mode keeps file order: consecutive lines form a batch and row r continues row r of the
 previous batch, which replays streams exactly like the original implementation.
 """
+
 import json
 import os
 import tempfile
@@ -62,7 +63,7 @@ def _batches(lines: Iterator[Line], batch_size: int, stateful: bool) -> Iterator
             return
         chunk.sort(key=lambda line: len(line[2]))
         for start in range(0, len(chunk), batch_size):
-            yield chunk[start: start + batch_size]
+            yield chunk[start : start + batch_size]
 
 
 def embed_sentences(model: BiLM, sentences: Sequence[Sequence[str]], device: torch.device) -> List[torch.Tensor]:

@@ -2,6 +2,7 @@
 
 Plain PyTorch (no AllenNLP), so it can be used, trained and exported on its own.
 """
+
 from dataclasses import dataclass
 from typing import List, Optional
 
@@ -45,8 +46,7 @@ class BiLM(nn.Module):
         self.token_encoder = CharacterTokenEncoder(options)
         p = options.projection_dim
         self.layers = nn.ModuleList(
-            ProjectedLstmLayer(p, options.dim, p, options.cell_clip, options.proj_clip)
-            for _ in range(options.n_layers)
+            ProjectedLstmLayer(p, options.dim, p, options.cell_clip, options.proj_clip) for _ in range(options.n_layers)
         )
         self._states: Optional[List[LstmState]] = None
 
@@ -77,7 +77,7 @@ class BiLM(nn.Module):
         mask = (char_ids > 0).any(dim=-1)
         tokens = char_ids.shape[1]
         keep = mask.unsqueeze(-1).to(layers[0].dtype)
-        return BilmOutput([layer[:, 1: tokens + 1] * keep for layer in layers], mask)
+        return BilmOutput([layer[:, 1 : tokens + 1] * keep for layer in layers], mask)
 
     def _check_ids(self, char_ids: torch.Tensor) -> None:
         chars = self.options.max_characters_per_token
@@ -89,8 +89,10 @@ class BiLM(nn.Module):
         if char_ids.dtype not in (torch.long, torch.int, torch.int16, torch.uint8):
             raise BilmError(f"character ids must be integers, got {char_ids.dtype}")
         if char_ids.numel() and (int(char_ids.min()) < 0 or int(char_ids.max()) >= self.options.n_characters):
-            raise BilmError(f"character ids must lie in [0, {self.options.n_characters}); "
-                            f"found {int(char_ids.min())}..{int(char_ids.max())}")
+            raise BilmError(
+                f"character ids must lie in [0, {self.options.n_characters}); "
+                f"found {int(char_ids.min())}..{int(char_ids.max())}"
+            )
 
     def layers_with_boundaries(self, ids: torch.Tensor, mask: torch.Tensor) -> List[torch.Tensor]:
         """All layers ``(batch, time, 2 * proj)`` for ids that already carry ``<S>``/``</S>``.

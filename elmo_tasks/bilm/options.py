@@ -1,4 +1,5 @@
 """The biLM's hyperparameters, read from and written to the original ``options.json`` format."""
+
 import json
 import os
 from dataclasses import dataclass, field
@@ -90,7 +91,8 @@ class BilmOptions:
         except KeyError as err:
             raise OptionsError(
                 f"{source}: missing field {err} (expected the original ELMo options.json layout: "
-                '{"lstm": {"dim", "projection_dim", "n_layers", ...}, "char_cnn": {"embedding": {"dim"}, "filters", ...}})'
+                '{"lstm": {"dim", "projection_dim", "n_layers", ...}, '
+                '"char_cnn": {"embedding": {"dim"}, "filters", ...}})'
             ) from None
         except (TypeError, ValueError) as err:
             raise OptionsError(f"{source}: a field has the wrong type ({err})") from None

@@ -5,6 +5,7 @@ Rows are sorted by length (longest first) and stored time-major: step ``t`` hold
 layout is only a different gather index, so both directions run in lock-step over the same
 schedule and no LSTM work is spent on padding.
 """
+
 from dataclasses import dataclass
 from typing import List
 

@@ -5,6 +5,7 @@ no path of the machine it was written on; the reference is resolved through whic
 is installed where it is read (a checkout moved, re-cloned or copied elsewhere works the same).
 Every reader of biLM files (options, weights) accepts one in place of a path.
 """
+
 from pathlib import Path
 
 from elmo_tasks.bilm.errors import BilmError
@@ -26,7 +27,7 @@ def resolve_bilm_file(path: str) -> str:
     anything else is returned unchanged (a plain path)."""
     if not is_package_reference(path):
         return path
-    resolved = (PACKAGE_ROOT / str(path)[len(PACKAGE_REFERENCE_PREFIX):]).resolve()
+    resolved = (PACKAGE_ROOT / str(path)[len(PACKAGE_REFERENCE_PREFIX) :]).resolve()
     if PACKAGE_ROOT not in resolved.parents:
         raise BilmReferenceError(f"{path}: a package reference must name a file inside elmo_tasks ({PACKAGE_ROOT})")
     if not resolved.is_file():

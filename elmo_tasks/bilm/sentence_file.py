@@ -3,6 +3,7 @@
 The check runs before any model is loaded, so a bad line 5,001 is reported in a second rather
 than after minutes of embedding, and every bad line is reported at once.
 """
+
 import os
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, List, Optional, Tuple
@@ -43,7 +44,9 @@ class SentenceFileCheck:
             more = f"; and {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""
             advice = ["fix these lines"]
             if self.empty_lines and not skip_empty_lines:
-                advice.append("or pass --skip-empty-lines to leave empty lines out (every other line keeps its line number)")
+                advice.append(
+                    "or pass --skip-empty-lines to leave empty lines out (every other line keeps its line number)"
+                )
             raise SentenceFileError(
                 f"{self.path}: {len(problems)} of {self.num_lines} lines cannot be embedded: {shown}{more}. "
                 f"Nothing was embedded; {' '.join(advice)}."
@@ -51,7 +54,9 @@ class SentenceFileCheck:
         sentences = self.num_lines - len(self.empty_lines)
         if sentences == 0:
             what = "is empty" if self.num_lines == 0 else f"holds only empty lines ({self.num_lines})"
-            raise SentenceFileError(f"{self.path} {what}: there is nothing to embed; give a file with one sentence per line")
+            raise SentenceFileError(
+                f"{self.path} {what}: there is nothing to embed; give a file with one sentence per line"
+            )
 
 
 def refuse_same_file(input_path: str, output_path: str) -> None:
@@ -82,13 +87,20 @@ def check_sentence_file(path: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> Sent
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as err:
-                check.bad_lines.append((number, f"bytes that are not UTF-8 ({err.reason} at byte {err.start}); re-encode the file as UTF-8"))
+                check.bad_lines.append(
+                    (
+                        number,
+                        f"bytes that are not UTF-8 ({err.reason} at byte {err.start}); re-encode the file as UTF-8",
+                    )
+                )
                 continue
             num_tokens = len(text.split())
             if num_tokens == 0:
                 check.empty_lines.append(number)
             elif num_tokens > max_tokens:
-                check.bad_lines.append((number, f"{num_tokens} tokens, more than --max-tokens {max_tokens} (is it one sentence?)"))
+                check.bad_lines.append(
+                    (number, f"{num_tokens} tokens, more than --max-tokens {max_tokens} (is it one sentence?)")
+                )
     return check
 
 

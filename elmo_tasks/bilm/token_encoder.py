@@ -9,6 +9,7 @@ CNN over the full padded ``(batch, tokens, 50)`` grid):
   characters that every token still sees an all-padding window (whose value the max-pool
   would otherwise take from the untrimmed tail).
 """
+
 from typing import List, Optional
 
 import torch
@@ -61,7 +62,8 @@ class CharacterTokenEncoder(nn.Module):
         # bilm-tf has no projection when the CNN already has projection_dim features.
         self.projection = (
             nn.Linear(options.n_filters, options.projection_dim)
-            if options.n_filters != options.projection_dim else None
+            if options.n_filters != options.projection_dim
+            else None
         )
         self._activation = torch.relu if options.activation == "relu" else torch.tanh
         # Optional precomputed vectors of known words (elmo_tasks.bilm.word_cache.WordVectorCache).

@@ -5,6 +5,7 @@ out)`` and LSTM input and recurrent weights stacked in one ``W_0``. Its forget-g
 the +1 TensorFlow adds at run time; our LSTM adds it at run time too, so files round-trip
 bit for bit.
 """
+
 import os
 from typing import Dict, Iterator, Optional, Tuple
 
@@ -65,7 +66,9 @@ def read_weight_arrays(path: str, options: BilmOptions, options_source: str = "t
     try:
         handle = _open(path, "r")
     except OSError as err:
-        raise WeightFileError(f"cannot read {path} as hdf5 ({err}); the file is corrupt or not an ELMo weight file") from None
+        raise WeightFileError(
+            f"cannot read {path} as hdf5 ({err}); the file is corrupt or not an ELMo weight file"
+        ) from None
     arrays: Dict[str, np.ndarray] = {}
     with handle:
         for name, shape in _entries(options):
@@ -188,7 +191,7 @@ def _ours_to_file(file_name: str, ours: Dict[str, np.ndarray], options: BilmOpti
         return ours[f"token_encoder.convolutions.{i}.bias"]
     if file_name.startswith("CNN_high_"):
         group, name = file_name.split("/")
-        k = int(group[len("CNN_high_"):])
+        k = int(group[len("CNN_high_") :])
         kind, what = name.split("_")
         return ours[f"token_encoder.highway.{kind.lower()}_{what}"][k]
     if file_name == "CNN_proj/W_proj":

@@ -9,6 +9,7 @@ The vectors are computed lazily, on first use and on the encoder's device, and a
 ``invalidate()`` (e.g. when new weights are loaded). They are a non-persistent buffer, so
 state dicts do not change.
 """
+
 from typing import Callable, Dict, List, Sequence
 
 import torch

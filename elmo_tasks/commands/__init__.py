@@ -1,4 +1,5 @@
 """Every `allennlp` subcommand of elmo-tasks, one module each (importing registers them)."""
+
 from elmo_tasks.commands import (  # noqa: F401
     bilm_perplexity,
     bilm_probe,

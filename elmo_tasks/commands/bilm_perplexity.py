@@ -1,4 +1,5 @@
 """``allennlp bilm-perplexity``: exact forward, backward and mean perplexity of a biLM on a text file."""
+
 import argparse
 import os
 import sys
@@ -21,23 +22,42 @@ exp of the mean of both directions' mean log-losses, as `allennlp evaluate` repo
 @Subcommand.register("bilm-perplexity")
 class BilmPerplexity(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = parser.add_parser(self.name, description=DESCRIPTION,
-                                help="Exact perplexity of a biLM (default: the shipped one) on a text file.")
+        sub = parser.add_parser(
+            self.name,
+            description=DESCRIPTION,
+            help="Exact perplexity of a biLM (default: the shipped one) on a text file.",
+        )
         sub.add_argument("text_file", help="UTF-8 text (a file, a folder of *.txt, or a glob)")
         sub.add_argument("--options-file", help="the biLM's options.json (default: the shipped small biLM)")
         sub.add_argument("--weight-file", help="the biLM's hdf5 weights (default: the shipped small biLM)")
-        sub.add_argument("--softmax-file", help="the softmax.npz written by `allennlp export-bilm` "
-                         "(default: the one beside --weight-file)")
-        sub.add_argument("--vocab-file", help="the softmax's vocabulary/ folder or its lm_targets.txt "
-                         "(default: vocabulary/ beside the softmax file)")
+        sub.add_argument(
+            "--softmax-file",
+            help="the softmax.npz written by `allennlp export-bilm` (default: the one beside --weight-file)",
+        )
+        sub.add_argument(
+            "--vocab-file",
+            help="the softmax's vocabulary/ folder or its lm_targets.txt "
+            "(default: vocabulary/ beside the softmax file)",
+        )
         sub.add_argument("--batch-size", type=int, default=64, help="sentences per batch (default 64)")
         sub.add_argument("--threads", type=int, help="torch threads (default: torch's own choice)")
-        sub.add_argument("--text-format", choices=("running", "sentence_per_line"), default="running",
-                         help="how lines become sentences (default: running, as the training recipe)")
-        sub.add_argument("--max-sentence-length", type=int, default=50,
-                         help="longer sentences are cut into pieces, as in training (default 50)")
-        sub.add_argument("--whitespace-tokenized", action="store_true",
-                         help="split on whitespace instead of spaCy (for text already tokenized)")
+        sub.add_argument(
+            "--text-format",
+            choices=("running", "sentence_per_line"),
+            default="running",
+            help="how lines become sentences (default: running, as the training recipe)",
+        )
+        sub.add_argument(
+            "--max-sentence-length",
+            type=int,
+            default=50,
+            help="longer sentences are cut into pieces, as in training (default 50)",
+        )
+        sub.add_argument(
+            "--whitespace-tokenized",
+            action="store_true",
+            help="split on whitespace instead of spaCy (for text already tokenized)",
+        )
         sub.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
         sub.set_defaults(func=_run)
         return sub
@@ -65,14 +85,18 @@ def _run(args: argparse.Namespace) -> None:
     softmax_file = args.softmax_file or os.path.join(folder, SOFTMAX_FILE)
     vocab_file = args.vocab_file or os.path.join(os.path.dirname(os.path.abspath(softmax_file)), VOCABULARY_DIR)
     if shipped and args.softmax_file is None and not os.path.isfile(softmax_file):
-        _fail(f"the shipped biLM folder {SMALL_BILM_DIR} has no {SOFTMAX_FILE} yet (only options.json and "
-              "weights.hdf5), so its perplexity cannot be computed. Pass a biLM exported with its softmax "
-              "(`allennlp export-bilm RUN/model.tar.gz OUT` writes options.json, weights.hdf5, softmax.npz and "
-              "vocabulary/): --options-file OUT/options.json --weight-file OUT/weights.hdf5 "
-              "[--softmax-file OUT/softmax.npz --vocab-file OUT/vocabulary]")
+        _fail(
+            f"the shipped biLM folder {SMALL_BILM_DIR} has no {SOFTMAX_FILE} yet (only options.json and "
+            "weights.hdf5), so its perplexity cannot be computed. Pass a biLM exported with its softmax "
+            "(`allennlp export-bilm RUN/model.tar.gz OUT` writes options.json, weights.hdf5, softmax.npz and "
+            "vocabulary/): --options-file OUT/options.json --weight-file OUT/weights.hdf5 "
+            "[--softmax-file OUT/softmax.npz --vocab-file OUT/vocabulary]"
+        )
     if not shipped and args.softmax_file is None and not os.path.isfile(softmax_file):
-        _fail(f"no {SOFTMAX_FILE} beside {args.weight_file}; pass --softmax-file (and --vocab-file), "
-              "as written by `allennlp export-bilm` for a language model")
+        _fail(
+            f"no {SOFTMAX_FILE} beside {args.weight_file}; pass --softmax-file (and --vocab-file), "
+            "as written by `allennlp export-bilm` for a language model"
+        )
     try:
         model = ExportedLanguageModel(args.options_file, args.weight_file, softmax_file, vocab_file)
         reader = _reader(args)
@@ -85,9 +109,12 @@ def _run(args: argparse.Namespace) -> None:
     except (ScoringError, BilmError, ConfigurationError) as err:  # the reader's errors name file and line
         _fail(str(err))
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    print(f"bilm-perplexity: scored {result.sentences} sentences of {args.text_file} ({result.tokens} tokens per "
-          f"direction, {result.unknown} words outside the {model.weight.shape[0]}-row softmax scored as unknown) "
-          f"in {elapsed:.1f} s ({cpu:.1f} CPU s), {result.tokens / elapsed:.0f} tokens/s", file=sys.stderr)
+    print(
+        f"bilm-perplexity: scored {result.sentences} sentences of {args.text_file} ({result.tokens} tokens per "
+        f"direction, {result.unknown} words outside the {model.weight.shape[0]}-row softmax scored as unknown) "
+        f"in {elapsed:.1f} s ({cpu:.1f} CPU s), {result.tokens / elapsed:.0f} tokens/s",
+        file=sys.stderr,
+    )
     print(result.line())
 
 
@@ -98,8 +125,11 @@ def _reader(args: argparse.Namespace):
 
     return BilmRawTextReader(
         tokenizer=WhitespaceTokenizer() if args.whitespace_tokenized else None,
-        text_format=args.text_format, max_sentence_length=args.max_sentence_length,
-        drop_wikiextractor_markup=True, unescape_html=True, fallback_encoding="cp1252",
+        text_format=args.text_format,
+        max_sentence_length=args.max_sentence_length,
+        drop_wikiextractor_markup=True,
+        unescape_html=True,
+        fallback_encoding="cp1252",
     )
 
 

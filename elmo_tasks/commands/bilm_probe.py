@@ -1,4 +1,5 @@
 """``allennlp bilm-probe``: the paper's intrinsic probes (section 5.3) for every biLM layer."""
+
 import argparse
 import json
 import sys
@@ -48,9 +49,21 @@ def _run(args: argparse.Namespace) -> None:
     if args.output_json:
         shown = {name: {k: v for k, v in r.items() if k != "taggers"} for name, r in results.items()}
         with open(args.output_json, "w") as handle:
-            json.dump({"train_file": args.train_file, "test_file": args.test_file, "options_file": args.options_file,
-                       "weight_file": args.weight_file, "results": shown}, handle, indent=2)
+            json.dump(
+                {
+                    "train_file": args.train_file,
+                    "test_file": args.test_file,
+                    "options_file": args.options_file,
+                    "weight_file": args.weight_file,
+                    "results": shown,
+                },
+                handle,
+                indent=2,
+            )
     print(markdown_table(results))
     counts = results["trained"]["counts"]
-    print(f"bilm-probe: {counts['train_tokens']} training and {counts['test_tokens']} test tokens "
-          f"({counts['test_sense_words']} with a word sense) in {time.time() - started:.0f}s", file=sys.stderr)
+    print(
+        f"bilm-probe: {counts['train_tokens']} training and {counts['test_tokens']} test tokens "
+        f"({counts['test_sense_words']} with a word sense) in {time.time() - started:.0f}s",
+        file=sys.stderr,
+    )

@@ -11,6 +11,7 @@ Two mentions of one predicted cluster that cross (neither inside the other) cann
 in bracket notation; such pairs are counted and reported (the scored numbers are those of the
 file as written).
 """
+
 import argparse
 import logging
 import sys
@@ -43,14 +44,15 @@ def crossing_pairs(clusters: Sequence[Sequence[Tuple[int, int]]]) -> int:
     count = 0
     for cluster in clusters:
         for i, (s1, e1) in enumerate(cluster):
-            for s2, e2 in cluster[i + 1:]:
+            for s2, e2 in cluster[i + 1 :]:
                 if s1 < s2 <= e1 < e2 or s2 < s1 <= e2 < e1:
                     count += 1
     return count
 
 
-def predict_file(archive_file: str, input_file: str, output_file: str, cuda_device: int = -1,
-                 overrides: str = "") -> Tuple[int, int]:
+def predict_file(
+    archive_file: str, input_file: str, output_file: str, cuda_device: int = -1, overrides: str = ""
+) -> Tuple[int, int]:
     """Writes OUTPUT; returns (documents, crossing same-cluster mention pairs)."""
     archive = load_archive(archive_file, cuda_device=cuda_device, overrides=overrides)
     model = archive.model.eval()
@@ -79,8 +81,11 @@ def predict_file(archive_file: str, input_file: str, output_file: str, cuda_devi
 @Subcommand.register("coref-conll")
 class CorefConll(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = parser.add_parser(self.name, description=__doc__,
-                                help="Write a coreference model's predictions as a CoNLL-2012 file and score it.")
+        sub = parser.add_parser(
+            self.name,
+            description=__doc__,
+            help="Write a coreference model's predictions as a CoNLL-2012 file and score it.",
+        )
         sub.add_argument("archive_file", help="model.tar.gz of a coref_elmo model")
         sub.add_argument("input_file", help="CoNLL-2012 file to annotate (plain or .gz); also the key for scoring")
         sub.add_argument("output_file", help="where to write the copy with predicted clusters")
@@ -93,18 +98,24 @@ class CorefConll(Subcommand):
 def _run(args: argparse.Namespace) -> None:
     start = time.monotonic()
     try:
-        documents, crossing = predict_file(args.archive_file, args.input_file, args.output_file,
-                                           args.cuda_device, args.overrides)
+        documents, crossing = predict_file(
+            args.archive_file, args.input_file, args.output_file, args.cuda_device, args.overrides
+        )
         scores = score_files(args.input_file, args.output_file)
     except (ConllFormatError, ResponseRejected, ConfigurationError, OSError) as error:
         _fail(str(error))
     lines = report(scores)
     print("\n".join(lines[:-1]))
     if crossing:
-        print(f"coref-conll: {crossing} pairs of crossing mentions in one predicted cluster could not be written "
-              "unambiguously; the scores are those of the file as written", file=sys.stderr)
-    print(f"coref-conll: wrote {documents} documents to {args.output_file} in {time.monotonic() - start:.1f} s",
-          file=sys.stderr)
+        print(
+            f"coref-conll: {crossing} pairs of crossing mentions in one predicted cluster could not be written "
+            "unambiguously; the scores are those of the file as written",
+            file=sys.stderr,
+        )
+    print(
+        f"coref-conll: wrote {documents} documents to {args.output_file} in {time.monotonic() - start:.1f} s",
+        file=sys.stderr,
+    )
     print(lines[-1])
 
 

@@ -6,6 +6,7 @@ counts as having no mentions, as in the scorer). Prints recall, precision and F1
 the scorer does (percent truncated to two decimals), and as its last line
 ``muc F bcub F ceafe F avg F``.
 """
+
 import argparse
 import json
 import logging
@@ -37,8 +38,9 @@ def _by_name(path: str, role: str) -> Dict[str, ConllDocument]:
     documents: Dict[str, ConllDocument] = {}
     for document in read_conll_documents(path, min_columns=1):
         if document.name in documents:
-            logger.warning("%s file %s has document %s twice; the later one is used, as scorer.pl does",
-                           role, path, document.name)
+            logger.warning(
+                "%s file %s has document %s twice; the later one is used, as scorer.pl does", role, path, document.name
+            )
         documents[document.name] = document
     return documents
 
@@ -49,8 +51,12 @@ def score_files(key_path: str, response_path: str) -> DocumentScores:
     response = _by_name(response_path, "response")
     missing = [name for name in key if name not in response]
     if missing:
-        logger.warning("%d key documents are missing from %s and count as empty responses (first: %s)",
-                       len(missing), response_path, missing[0])
+        logger.warning(
+            "%d key documents are missing from %s and count as empty responses (first: %s)",
+            len(missing),
+            response_path,
+            missing[0],
+        )
     return score_corpus(
         (document.clusters, response[name].clusters if name in response else []) for name, document in key.items()
     )
@@ -62,7 +68,8 @@ def report(scores: DocumentScores) -> List[str]:
     for name, title in (("mentions", "mentions"),) + tuple((m, m) for m in METRICS):
         counts = getattr(scores, name)
         lines.append(
-            f"{title:<9} Recall: ({counts.recall_num:g} / {counts.recall_den:g}) {percent_as_printed(counts.recall):.2f}%"
+            f"{title:<9} Recall: ({counts.recall_num:g} / {counts.recall_den:g}) "
+            f"{percent_as_printed(counts.recall):.2f}%"
             f"\tPrecision: ({counts.precision_num:g} / {counts.precision_den:g}) "
             f"{percent_as_printed(counts.precision):.2f}%\tF1: {percent_as_printed(counts.f1):.2f}%"
         )
@@ -74,10 +81,14 @@ def report(scores: DocumentScores) -> List[str]:
 class CorefScore(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
         sub = parser.add_parser(
-            self.name, description=__doc__, help="Score a CoNLL-2012 coreference response against a key file.",
+            self.name,
+            description=__doc__,
+            help="Score a CoNLL-2012 coreference response against a key file.",
         )
         sub.add_argument("key_file", help="the gold CoNLL-2012 file (plain or .gz)")
-        sub.add_argument("response_file", help="the system's CoNLL-2012 file: same documents, clusters in the last column")
+        sub.add_argument(
+            "response_file", help="the system's CoNLL-2012 file: same documents, clusters in the last column"
+        )
         sub.add_argument("--output-file", help="also write the scores (percent, unrounded) as json here")
         sub.set_defaults(func=_run)
         return sub
@@ -94,8 +105,10 @@ def _run(args: argparse.Namespace) -> None:
             json.dump(scores_as_dict(scores), handle, indent=2)
     lines = report(scores)
     print("\n".join(lines[:-1]))
-    print(f"coref-score: scored {args.response_file} against {args.key_file} in {time.monotonic() - start:.1f} s",
-          file=sys.stderr)
+    print(
+        f"coref-score: scored {args.response_file} against {args.key_file} in {time.monotonic() - start:.1f} s",
+        file=sys.stderr,
+    )
     print(lines[-1])
 
 

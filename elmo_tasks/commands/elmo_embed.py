@@ -3,6 +3,7 @@
 The command itself lives in :mod:`elmo_tasks.bilm.embed` (no AllenNLP needed, also runnable as
 ``python -m elmo_tasks.bilm.embed``); this registers it with the ``allennlp`` CLI.
 """
+
 import argparse
 
 from allennlp.commands.subcommand import Subcommand

@@ -1,4 +1,5 @@
 """`allennlp export-bilm`: the original ELMo files from a model archive or a checkpoint."""
+
 import argparse
 import os
 
@@ -8,15 +9,20 @@ from allennlp.commands.subcommand import Subcommand
 @Subcommand.register("export-bilm")
 class ExportBilm(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        description = ("Write the biLM of a model archive as the original ELMo files (options.json + "
-                       "weights.hdf5; softmax.npz + vocabulary/ for a language model).")
+        description = (
+            "Write the biLM of a model archive as the original ELMo files (options.json + "
+            "weights.hdf5; softmax.npz + vocabulary/ for a language model)."
+        )
         subparser = parser.add_parser(self.name, description=description, help=description)
         subparser.add_argument("archive_file", help="model.tar.gz (or a serialization directory)")
         subparser.add_argument("output_dir", help="folder to write the files into")
         subparser.add_argument("--float16", action="store_true", help="store weights as float16 (half the size)")
-        subparser.add_argument("--weights-file", help="a checkpoint (e.g. model_state_e9.th in a serialization "
-                               "directory) to export instead of the archive's best weights: a run that is "
-                               "still going, or was stopped, can be exported this way")
+        subparser.add_argument(
+            "--weights-file",
+            help="a checkpoint (e.g. model_state_e9.th in a serialization "
+            "directory) to export instead of the archive's best weights: a run that is "
+            "still going, or was stopped, can be exported this way",
+        )
         subparser.add_argument("--cuda-device", type=int, default=-1)
         subparser.set_defaults(func=_export_from_args)
         return subparser
@@ -29,5 +35,7 @@ def _export_from_args(args: argparse.Namespace) -> None:
 
     archive = load_archive(args.archive_file, cuda_device=args.cuda_device, weights_file=args.weights_file)
     directory = export_model(archive.model, args.output_dir, "float16" if args.float16 else "float32")
-    written = ["options.json", "weights.hdf5"] + [n for n in ("softmax.npz", "vocabulary") if os.path.exists(os.path.join(directory, n))]
+    written = ["options.json", "weights.hdf5"] + [
+        n for n in ("softmax.npz", "vocabulary") if os.path.exists(os.path.join(directory, n))
+    ]
     print(f"wrote {', '.join(written)} to {directory}")

@@ -5,6 +5,7 @@ Answers every question of a SQuAD v1.1 json file (a ``#fold=K/N`` suffix selects
 ``{question_id: answer_text}`` (the format the official evaluation script reads), scores it
 with the official v1.1 semantics and prints ``exact_match X f1 Y`` (percent) as its last line.
 """
+
 import argparse
 import json
 import sys
@@ -29,14 +30,19 @@ model archive; write {question_id: answer} (official predictions format) and pri
 @Subcommand.register("squad-predict")
 class SquadPredict(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = parser.add_parser(self.name, description=DESCRIPTION,
-                                help="Official-format SQuAD predictions and scores from a model archive.")
+        sub = parser.add_parser(
+            self.name,
+            description=DESCRIPTION,
+            help="Official-format SQuAD predictions and scores from a model archive.",
+        )
         sub.add_argument("archive_file", help="model.tar.gz of a bidaf_self_attention run")
         sub.add_argument("dataset_file", help="SQuAD v1.1 json (optionally ending in #fold=K/N)")
         sub.add_argument("output_file", help="where to write the {question_id: answer} json")
         sub.add_argument("--batch-size", type=int, default=32, help="questions per batch (default 32)")
         sub.add_argument("--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU (default)")
-        sub.add_argument("-o", "--overrides", type=str, default="", help="a JSON structure to override the archive's config")
+        sub.add_argument(
+            "-o", "--overrides", type=str, default="", help="a JSON structure to override the archive's config"
+        )
         sub.set_defaults(func=_run)
         return sub
 
@@ -58,15 +64,17 @@ def _run(args: argparse.Namespace) -> None:
     predictions: Dict[str, str] = {}
     batches = range(0, len(instances), args.batch_size)
     for offset in Tqdm.tqdm(batches, desc="squad-predict", total=len(batches)):
-        batch: List[Instance] = instances[offset:offset + args.batch_size]
+        batch: List[Instance] = instances[offset : offset + args.batch_size]
         for output in predictor.predict_batch_instance(batch):
             predictions[output["question_id"]] = output["answer"]
     Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)
     with open(args.output_file, "w", encoding="utf-8") as handle:
         json.dump(predictions, handle, ensure_ascii=False)
     scores = score_predictions(gold, predictions)
-    print(f"squad-predict: wrote {len(predictions)} answers for {scores['questions']} questions of "
-          f"{args.dataset_file} to {args.output_file} in {time.time() - started:.1f} s")
+    print(
+        f"squad-predict: wrote {len(predictions)} answers for {scores['questions']} questions of "
+        f"{args.dataset_file} to {args.output_file} in {time.time() - started:.1f} s"
+    )
     print(metric_line(scores))
 
 

@@ -5,6 +5,7 @@ Scores a ``{question_id: answer_text}`` file against every question of a SQuAD v
 prints ``exact_match X f1 Y`` (percent) as the last line. Unanswered questions score 0 and are
 counted; answers to ids not in the dataset are ignored and counted.
 """
+
 import argparse
 import json
 import sys
@@ -21,7 +22,9 @@ dataset file with the official evaluation semantics; the last line is 'exact_mat
 @Subcommand.register("squad-score")
 class SquadScore(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = parser.add_parser(self.name, description=DESCRIPTION, help="Official SQuAD v1.1 EM/F1 of a predictions file.")
+        sub = parser.add_parser(
+            self.name, description=DESCRIPTION, help="Official SQuAD v1.1 EM/F1 of a predictions file."
+        )
         sub.add_argument("dataset_file", help="SQuAD v1.1 json (optionally ending in #fold=K/N)")
         sub.add_argument("predictions_file", help="json object {question_id: answer text}")
         sub.set_defaults(func=_run)
@@ -37,8 +40,10 @@ def _run(args: argparse.Namespace) -> None:
     if not isinstance(predictions, dict) or not all(isinstance(v, str) for v in predictions.values()):
         _fail(f"{args.predictions_file}: expected a JSON object {{question_id: answer text}} with string answers")
     scores = score_predictions(gold_answers(args.dataset_file), predictions)
-    print(f"squad-score: {scores['questions']} questions in {args.dataset_file}, {scores['unanswered']} "
-          f"unanswered (scored 0), {scores['unknown_ids']} predictions for unknown ids (ignored)")
+    print(
+        f"squad-score: {scores['questions']} questions in {args.dataset_file}, {scores['unanswered']} "
+        f"unanswered (scored 0), {scores['unknown_ids']} predictions for unknown ids (ignored)"
+    )
     print(metric_line(scores))
 
 

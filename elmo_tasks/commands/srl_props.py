@@ -1,5 +1,6 @@
 """``allennlp srl-props``: a trained SRL model's predictions for a CoNLL file, in the props
 format that the official scorer srl-eval.pl reads, plus the project's srl-eval score."""
+
 import argparse
 import sys
 import time
@@ -25,13 +26,19 @@ class SrlProps(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
         sub = parser.add_parser(self.name, description=DESCRIPTION, help="Predict SRL props for a CoNLL file.")
         sub.add_argument("archive_file", help="model.tar.gz of an srl_elmo model")
-        sub.add_argument("input_file", help="CoNLL-2005 file or folder, or CoNLL-2012 *_gold_conll (suffixes "
-                         "such as '#holdout' work as in training)")
+        sub.add_argument(
+            "input_file",
+            help="CoNLL-2005 file or folder, or CoNLL-2012 *_gold_conll (suffixes "
+            "such as '#holdout' work as in training)",
+        )
         sub.add_argument("output_file", help="where to write the predicted props")
-        sub.add_argument("--gold-output", help="also write the input's gold props here (the file srl-eval.pl "
-                         "needs for CoNLL-2012 input)")
-        sub.add_argument("--data-format", choices=sorted(FORMATS), help="format of INPUT (default: the one the "
-                         "model was trained on)")
+        sub.add_argument(
+            "--gold-output",
+            help="also write the input's gold props here (the file srl-eval.pl needs for CoNLL-2012 input)",
+        )
+        sub.add_argument(
+            "--data-format", choices=sorted(FORMATS), help="format of INPUT (default: the one the model was trained on)"
+        )
         sub.add_argument("--batch-size", type=int, default=64, help="predicates per batch (default 64)")
         sub.add_argument("--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU (default)")
         sub.set_defaults(func=_run)
@@ -55,8 +62,9 @@ def _run(args: argparse.Namespace) -> None:
     try:
         with open(args.output_file, "w", encoding="utf-8") as output:
             stream = read_srl_sentences(args.input_file, data_format)
-            for sentence, predicted in Tqdm.tqdm(predict_sentences(model, reader, stream, args.batch_size),
-                                                 desc="srl-props", unit=" sentences"):
+            for sentence, predicted in Tqdm.tqdm(
+                predict_sentences(model, reader, stream, args.batch_size), desc="srl-props", unit=" sentences"
+            ):
                 write_props(output, predicted.targets, predicted.columns)
                 if gold_handle is not None:
                     write_props(gold_handle, sentence.props.targets, sentence.props.columns)
@@ -69,8 +77,11 @@ def _run(args: argparse.Namespace) -> None:
         if gold_handle is not None:
             gold_handle.close()
     gold_note = f" and the gold props to {args.gold_output}" if args.gold_output else ""
-    print(f"srl-props: wrote {sentences} sentences ({predicates} predicates) to {args.output_file}{gold_note} "
-          f"in {time.time() - started:.1f} s", file=sys.stderr)
+    print(
+        f"srl-props: wrote {sentences} sentences ({predicates} predicates) to {args.output_file}{gold_note} "
+        f"in {time.time() - started:.1f} s",
+        file=sys.stderr,
+    )
     print(metric_line(counts))
 
 

@@ -1,4 +1,5 @@
 """``allennlp srl-score``: score two props files with the project's srl-eval metric."""
+
 import argparse
 import gzip
 import sys
@@ -35,8 +36,12 @@ def _open(path: str):
 def _run(args: argparse.Namespace) -> None:
     try:
         with _open(args.gold_props) as gold, _open(args.predicted_props) as predicted:
-            counts = score_props(read_props(gold, args.gold_props), read_props(predicted, args.predicted_props),
-                                 args.gold_props, args.predicted_props)
+            counts = score_props(
+                read_props(gold, args.gold_props),
+                read_props(predicted, args.predicted_props),
+                args.gold_props,
+                args.predicted_props,
+            )
     except (ValueError, OSError) as error:
         print(f"srl-score: error: {error}", file=sys.stderr)
         sys.exit(2)
@@ -46,6 +51,8 @@ def _run(args: argparse.Namespace) -> None:
             continue
         numbers = counts.correct[label], counts.excess[label], counts.missed[label]
         p, r, f = precision_recall_f1(*numbers)
-        print(f"{label:10s} {numbers[0]:6d} {numbers[1]:6d} {numbers[2]:6d} {100 * p:6.2f} {100 * r:6.2f} {100 * f:6.2f}")
+        print(
+            f"{label:10s} {numbers[0]:6d} {numbers[1]:6d} {numbers[2]:6d} {100 * p:6.2f} {100 * r:6.2f} {100 * f:6.2f}"
+        )
     print(f"srl-score: {counts.propositions} propositions, {counts.perfect_propositions} perfect", file=sys.stderr)
     print(metric_line(counts))

@@ -7,6 +7,7 @@ unchanged AllenNLP config with ``"type": "elmo_token_embedder"`` builds
 layer-norm statistics, the same draws from the random stream), our biLM underneath, and
 archives trained with AllenNLP's own embedder load into it.
 """
+
 import contextlib
 import logging
 from typing import Iterator, List, Optional, Union
@@ -63,10 +64,18 @@ class AllenNlpElmoTokenEmbedder(ElmoTokenEmbedder):
             options_file, weight_file = SMALL_OPTIONS_FILE, weight_file or SMALL_WEIGHT_FILE
         self._match_random_stream = match_allennlp_random_stream
         super().__init__(
-            options_file, weight_file, dropout=dropout, do_layer_norm=do_layer_norm,
-            num_output_representations=num_output_representations, requires_grad=requires_grad,
-            scalar_mix_parameters=scalar_mix_parameters, stateful=stateful, cache_size_mb=cache_size_mb,
-            projection_dim=projection_dim, vocab_to_cache=vocab_to_cache, layer_norm_style=layer_norm_style,
+            options_file,
+            weight_file,
+            dropout=dropout,
+            do_layer_norm=do_layer_norm,
+            num_output_representations=num_output_representations,
+            requires_grad=requires_grad,
+            scalar_mix_parameters=scalar_mix_parameters,
+            stateful=stateful,
+            cache_size_mb=cache_size_mb,
+            projection_dim=projection_dim,
+            vocab_to_cache=vocab_to_cache,
+            layer_norm_style=layer_norm_style,
             vocab=vocab,
         )
 

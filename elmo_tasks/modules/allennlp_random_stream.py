@@ -7,6 +7,7 @@ initial weights that depend on them. To give an unchanged AllenNLP config the sa
 the drop-in builds our biLM without touching the stream (``torch.random.fork_rng``) and then
 makes the same draws, by building AllenNLP's own modules of the same sizes and discarding them.
 """
+
 import torch
 from allennlp.modules.elmo_lstm import ElmoLstm
 from allennlp.modules.highway import Highway

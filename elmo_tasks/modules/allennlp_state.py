@@ -5,6 +5,7 @@ AllenNLP's module layout (gates reordered, the forget bias +1 folded in, highway
 negated, transposed matrices). Here they are turned back into the hdf5 datasets, from which
 ``elmo_tasks.bilm.weights`` builds our biLM's tensors, so no layout is described twice.
 """
+
 from typing import Dict
 
 import numpy as np
@@ -24,12 +25,13 @@ ALLENNLP_WORD_CACHE = ALLENNLP_BILM + "_word_embedding.weight"
 def _swap_middle_gates(matrix: np.ndarray, cell: int) -> np.ndarray:
     """PyTorch's (i, f, j, o) gate blocks <-> TensorFlow's (i, j, f, o): the swap is its own inverse."""
     out = matrix.copy()
-    out[cell: 2 * cell], out[2 * cell: 3 * cell] = matrix[2 * cell: 3 * cell], matrix[cell: 2 * cell]
+    out[cell : 2 * cell], out[2 * cell : 3 * cell] = matrix[2 * cell : 3 * cell], matrix[cell : 2 * cell]
     return out
 
 
 def allennlp_bilm_arrays(state: Dict[str, torch.Tensor], options: BilmOptions) -> Dict[str, np.ndarray]:
     """The hdf5 datasets of the biLM inside an AllenNLP ``Elmo`` state dict (keys relative to it)."""
+
     def array(key: str) -> np.ndarray:
         return state[key].detach().float().cpu().numpy()
 
@@ -54,7 +56,7 @@ def allennlp_bilm_arrays(state: Dict[str, torch.Tensor], options: BilmOptions) -
             inputs = _swap_middle_gates(array(prefix + "input_linearity.weight"), cell)
             recurrent = _swap_middle_gates(array(prefix + "state_linearity.weight"), cell)
             bias = _swap_middle_gates(array(prefix + "state_linearity.bias"), cell)
-            bias[2 * cell: 3 * cell] -= 1.0  # AllenNLP folds TensorFlow's run-time forget bias in
+            bias[2 * cell : 3 * cell] -= 1.0  # AllenNLP folds TensorFlow's run-time forget bias in
             target = f"RNN_{direction}/RNN/MultiRNNCell/Cell{layer}/LSTMCell/"
             arrays[target + "W_0"] = np.concatenate([inputs, recurrent], axis=1).T.copy()
             arrays[target + "B"] = bias
@@ -66,15 +68,15 @@ def is_allennlp_bilm_state(state: Dict[str, torch.Tensor], prefix: str) -> bool:
     return any(key.startswith(prefix + ALLENNLP_BILM) for key in state)
 
 
-def convert_allennlp_state(state: Dict[str, torch.Tensor], prefix: str, options: BilmOptions,
-                           bilm_name: str = "bilm.") -> int:
+def convert_allennlp_state(
+    state: Dict[str, torch.Tensor], prefix: str, options: BilmOptions, bilm_name: str = "bilm."
+) -> int:
     """Rewrite, in place, the AllenNLP biLM keys under ``prefix`` as our biLM's keys.
 
     Returns how many AllenNLP keys were consumed (the cached word vectors are dropped: we
     rebuild them from the weights).
     """
-    relative = {key[len(prefix):]: value for key, value in state.items()
-                if key.startswith(prefix + ALLENNLP_BILM)}
+    relative = {key[len(prefix) :]: value for key, value in state.items() if key.startswith(prefix + ALLENNLP_BILM)}
     ours = bilm_state_from_arrays(allennlp_bilm_arrays(relative, options), options)
     for key in relative:
         del state[prefix + key]

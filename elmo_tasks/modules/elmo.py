@@ -6,6 +6,7 @@ import changed. Stateful by default, as AllenNLP's is; ``stateful=False`` gives 
 mode (every sentence starts from zero states, so its vectors do not depend on the batches
 before it, and the exact per-sentence layer cache can be used).
 """
+
 import logging
 from typing import Dict, List, Optional, Union
 
@@ -75,8 +76,16 @@ class Elmo(ElmoMixes, FromParams):
             if match_allennlp_random_stream:
                 draw_like_allennlp_elmo(bilm.options)
         self._setup_elmo(
-            bilm, num_output_representations, requires_grad, do_layer_norm, dropout, scalar_mix_parameters,
-            layer_norm_style, keep_sentence_boundaries, words_to_cache(vocab_to_cache, vocab), cache_size_mb,
+            bilm,
+            num_output_representations,
+            requires_grad,
+            do_layer_norm,
+            dropout,
+            scalar_mix_parameters,
+            layer_norm_style,
+            keep_sentence_boundaries,
+            words_to_cache(vocab_to_cache, vocab),
+            cache_size_mb,
         )
 
     def get_output_dim(self) -> int:

@@ -16,6 +16,7 @@ Layer-norm statistics (``do_layer_norm``), one named choice, ``layer_norm_style`
 Either way the statistics are one mean and one variance per layer over the whole batch, and
 padded positions of the output are zero.
 """
+
 import logging
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
@@ -48,8 +49,10 @@ def words_to_cache(vocab_to_cache: Union[str, Sequence[str], None], vocab: Optio
                 "build the embedder from a config (the model passes its vocabulary) or pass a list of words"
             )
         if vocab_to_cache not in vocab.get_namespaces():
-            raise ConfigurationError(f"vocab_to_cache: the vocabulary has no namespace '{vocab_to_cache}' "
-                                     f"(it has {sorted(vocab.get_namespaces())})")
+            raise ConfigurationError(
+                f"vocab_to_cache: the vocabulary has no namespace '{vocab_to_cache}' "
+                f"(it has {sorted(vocab.get_namespaces())})"
+            )
         return list(vocab.get_token_to_index_vocabulary(vocab_to_cache))
     return list(vocab_to_cache)
 
@@ -85,7 +88,9 @@ class ElmoMixes(torch.nn.Module):
                 parameter.requires_grad_(requires_grad)
         num_layers = bilm.num_layers
         if scalar_mix_parameters is not None and len(scalar_mix_parameters) != num_layers:
-            raise ValueError(f"the biLM has {num_layers} layers but {len(scalar_mix_parameters)} mixing weights were given")
+            raise ValueError(
+                f"the biLM has {num_layers} layers but {len(scalar_mix_parameters)} mixing weights were given"
+            )
         for k in range(num_output_representations):
             mix = ScalarMix(
                 num_layers,
@@ -107,11 +112,15 @@ class ElmoMixes(torch.nn.Module):
         self.word_cache: Optional[WordVectorCache] = None
         if cached_words is not None:
             if not own_bilm:
-                raise ConfigurationError("vocab_to_cache needs our biLM (options_file/weight_file), not a custom module")
+                raise ConfigurationError(
+                    "vocab_to_cache needs our biLM (options_file/weight_file), not a custom module"
+                )
             if requires_grad:
-                logger.warning("vocab_to_cache is ignored while fine-tuning the biLM (requires_grad=True): cached "
-                               "word vectors would go stale as the character CNN trains; every word takes the "
-                               "character path instead")
+                logger.warning(
+                    "vocab_to_cache is ignored while fine-tuning the biLM (requires_grad=True): cached "
+                    "word vectors would go stale as the character CNN trains; every word takes the "
+                    "character path instead"
+                )
             else:
                 self.word_cache = WordVectorCache(cached_words, bilm.options.max_characters_per_token)
                 bilm.token_encoder.word_cache = self.word_cache
@@ -133,7 +142,7 @@ class ElmoMixes(torch.nn.Module):
         tokens = rows.shape[1]
         if self.do_layer_norm and self.layer_norm_style == "bilm_tf":
             statistics_mask = torch.zeros_like(full_mask)
-            statistics_mask[:, 1: tokens + 1] = token_mask
+            statistics_mask[:, 1 : tokens + 1] = token_mask
         else:
             statistics_mask = full_mask
         keep, out_mask = (full_mask, full_mask) if self.keep_sentence_boundaries else (token_mask, token_mask)
@@ -142,7 +151,7 @@ class ElmoMixes(torch.nn.Module):
             mix: ScalarMix = getattr(self, f"scalar_mix_{k}")
             mixed = mix(layers, statistics_mask) if self.do_layer_norm else mix(layers)
             if not self.keep_sentence_boundaries:
-                mixed = mixed[:, 1: tokens + 1]
+                mixed = mixed[:, 1 : tokens + 1]
             mixed = mixed * keep.unsqueeze(-1).to(mixed.dtype)
             representations.append(self.dropout(mixed).reshape(*leading, mixed.shape[1], -1))
         return representations, out_mask.reshape(*leading, out_mask.shape[1])
@@ -191,7 +200,8 @@ class ElmoMixes(torch.nn.Module):
         for row, value in enumerate(found):
             out[:, row, : lengths[row] + 2] = value
         full_mask = torch.arange(tokens + 2, device=char_ids.device).unsqueeze(0) < (
-            torch.tensor(lengths, device=char_ids.device) + 2).unsqueeze(1)
+            torch.tensor(lengths, device=char_ids.device) + 2
+        ).unsqueeze(1)
         return list(out.unbind(0)), full_mask
 
     def reset_states(self) -> None:
@@ -208,17 +218,32 @@ class ElmoMixes(torch.nn.Module):
             return
         if isinstance(self.bilm, BiLM):
             count = convert_allennlp_state(state_dict, elmo_prefix, self.bilm.options)
-            moved = {key: prefix + key[len(elmo_prefix):] for key in list(state_dict)
-                     if key.startswith(elmo_prefix + "bilm.")}
+            moved = {
+                key: prefix + key[len(elmo_prefix) :]
+                for key in list(state_dict)
+                if key.startswith(elmo_prefix + "bilm.")
+            }
         else:  # a custom module keeps its own names
-            moved = {key: prefix + "bilm." + key[len(elmo_prefix + "_elmo_lstm."):] for key in list(state_dict)
-                     if key.startswith(elmo_prefix + "_elmo_lstm.")}
+            moved = {
+                key: prefix + "bilm." + key[len(elmo_prefix + "_elmo_lstm.") :]
+                for key in list(state_dict)
+                if key.startswith(elmo_prefix + "_elmo_lstm.")
+            }
             count = len(moved)
-        moved.update({key: prefix + key[len(elmo_prefix):] for key in list(state_dict)
-                      if key.startswith(elmo_prefix + "scalar_mix_")})
+        moved.update(
+            {
+                key: prefix + key[len(elmo_prefix) :]
+                for key in list(state_dict)
+                if key.startswith(elmo_prefix + "scalar_mix_")
+            }
+        )
         if prefix + "_projection.weight" in state_dict:
-            moved.update({prefix + "_projection.weight": prefix + "projection.weight",
-                          prefix + "_projection.bias": prefix + "projection.bias"})
+            moved.update(
+                {
+                    prefix + "_projection.weight": prefix + "projection.weight",
+                    prefix + "_projection.bias": prefix + "projection.bias",
+                }
+            )
         for old, new in moved.items():
             state_dict[new] = state_dict.pop(old)
         logger.info("read an AllenNLP ELMo state dict at '%s' (%d biLM tensors converted)", prefix or "<root>", count)

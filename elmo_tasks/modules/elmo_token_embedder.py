@@ -7,6 +7,7 @@ model that wants ELMo at its output as well gets the others with :func:`elmo_at_
 in ``__init__``) and :meth:`ElmoTokenEmbedder.take_representations` (right after each
 embedding call).
 """
+
 import logging
 import math
 from typing import List, Optional, Union
@@ -25,8 +26,9 @@ from elmo_tasks.pretrained import SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENC
 logger = logging.getLogger(__name__)
 
 
-def load_elmo_bilm(options_file: str, weight_file: Optional[str], stateful: bool,
-                   serialization_dir: Optional[str] = None) -> BiLM:
+def load_elmo_bilm(
+    options_file: str, weight_file: Optional[str], stateful: bool, serialization_dir: Optional[str] = None
+) -> BiLM:
     """The one place where ELMo modules turn ``options_file``/``weight_file`` into a biLM.
 
     A URL (as in allennlp-models' configs) goes through AllenNLP's download cache, as it does
@@ -95,8 +97,15 @@ class ElmoTokenEmbedder(TokenEmbedder, ElmoMixes):
         if fixed_layer_weights is not None:
             scalar_mix_parameters = _log_weights(fixed_layer_weights, bilm.num_layers)
         self._setup_elmo(
-            bilm, num_output_representations, requires_grad, do_layer_norm, dropout, scalar_mix_parameters,
-            layer_norm_style, keep_sentence_boundaries=False, cached_words=words_to_cache(vocab_to_cache, vocab),
+            bilm,
+            num_output_representations,
+            requires_grad,
+            do_layer_norm,
+            dropout,
+            scalar_mix_parameters,
+            layer_norm_style,
+            keep_sentence_boundaries=False,
+            cached_words=words_to_cache(vocab_to_cache, vocab),
             cache_size_mb=cache_size_mb,
         )
         self.projection = torch.nn.Linear(bilm.output_dim, projection_dim) if projection_dim else None
@@ -162,7 +171,9 @@ def elmo_at_output(text_field_embedder: torch.nn.Module, model_name: str) -> Elm
     ``text_field_embedder(...)`` call the model reads ``take_representations()[1]``.
     """
     elmo = find_elmo_embedder(text_field_embedder)
-    found = "no 'fast_elmo' embedder" if elmo is None else f"num_output_representations={elmo.num_output_representations}"
+    found = (
+        "no 'fast_elmo' embedder" if elmo is None else f"num_output_representations={elmo.num_output_representations}"
+    )
     if elmo is None or elmo.num_output_representations < 2:
         raise ConfigurationError(
             f"{model_name}: elmo_at_output=true needs a 'fast_elmo' token embedder in text_field_embedder "

@@ -6,6 +6,7 @@ from here. Sentences are keyed by their character ids. When the budget is full n
 are simply not stored (rather than evicting old ones), so a dataset larger than the budget
 still gets a steady hit rate instead of LRU thrashing.
 """
+
 from typing import Dict, List, Optional, Tuple
 
 import torch

@@ -3,6 +3,7 @@
 
 See elmo_tasks/modules/allennlp_compat.py and docs/MIGRATING.md.
 """
+
 from elmo_tasks.modules.allennlp_compat import replace_allennlp_elmo
 
 replace_allennlp_elmo()

@@ -8,6 +8,7 @@ Configs name it by package reference (``SMALL_OPTIONS_REFERENCE``, see
 path of the checkout it was trained in. The ``*_FILE`` constants are the files' absolute paths
 in this installation, for Python code.
 """
+
 from pathlib import Path
 
 from elmo_tasks.bilm.references import resolve_bilm_file  # noqa: F401  (re-exported)

@@ -3,6 +3,7 @@
 Columns (0-based): 3 word, 4 part-of-speech tag, 6 lemma (filled for the words that carry a
 predicate frameset or a word sense, ``-`` elsewhere), 8 OntoNotes word sense (``-`` when none).
 """
+
 import gzip
 from dataclasses import dataclass
 from typing import Iterator, List, Optional

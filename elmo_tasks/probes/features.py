@@ -1,4 +1,5 @@
 """Frozen biLM layers for every token of a list of sentences, as one array per layer."""
+
 from typing import List, Sequence
 
 import numpy as np
@@ -7,8 +8,9 @@ import torch
 from elmo_tasks.bilm import BiLM, batch_to_ids
 
 
-def layer_features(bilm: BiLM, sentences: Sequence[Sequence[str]], batch_size: int = 64,
-                   progress: bool = True) -> List[np.ndarray]:
+def layer_features(
+    bilm: BiLM, sentences: Sequence[Sequence[str]], batch_size: int = 64, progress: bool = True
+) -> List[np.ndarray]:
     """``num_layers`` arrays ``(total_tokens, dim)``: layer j of every token, sentences in order.
 
     Sentences are batched by length (less padding); the biLM is stateless, so a sentence's
@@ -24,7 +26,7 @@ def layer_features(bilm: BiLM, sentences: Sequence[Sequence[str]], batch_size: i
     bilm.eval()
     with torch.no_grad():
         for start in batches:
-            rows = order[start: start + batch_size]
+            rows = order[start : start + batch_size]
             output = bilm(batch_to_ids([sentences[i] for i in rows]))
             stacked = torch.stack(output.layers).numpy()  # (layers, batch, tokens, dim)
             for slot, i in enumerate(rows):

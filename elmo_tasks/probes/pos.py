@@ -5,6 +5,7 @@ is trained with Adam for a fixed number of epochs: no choice is made on the test
 trained tagger is small (tags x dim) and is shipped with the biLM, so a predictor can find the
 verbs of a sentence with nothing downloaded.
 """
+
 from dataclasses import dataclass
 from typing import List, Sequence
 
@@ -27,19 +28,39 @@ class LinearPosTagger:
         return [self.tags[i] for i in logits.argmax(axis=1)]
 
     def save(self, path: str) -> None:
-        np.savez(path, layer=self.layer, tags=np.array(self.tags), weight=self.weight.astype(np.float32),
-                 bias=self.bias.astype(np.float32), mean=self.mean.astype(np.float32),
-                 scale=self.scale.astype(np.float32))
+        np.savez(
+            path,
+            layer=self.layer,
+            tags=np.array(self.tags),
+            weight=self.weight.astype(np.float32),
+            bias=self.bias.astype(np.float32),
+            mean=self.mean.astype(np.float32),
+            scale=self.scale.astype(np.float32),
+        )
 
     @classmethod
     def load(cls, path: str) -> "LinearPosTagger":
         with np.load(path) as data:
-            return cls(int(data["layer"]), [str(t) for t in data["tags"]], data["weight"], data["bias"],
-                       data["mean"], data["scale"])
+            return cls(
+                int(data["layer"]),
+                [str(t) for t in data["tags"]],
+                data["weight"],
+                data["bias"],
+                data["mean"],
+                data["scale"],
+            )
 
 
-def train_pos_tagger(features: np.ndarray, tags: Sequence[str], layer: int, epochs: int = 6,
-                     batch_size: int = 512, lr: float = 3e-3, min_steps: int = 500, seed: int = 0) -> LinearPosTagger:
+def train_pos_tagger(
+    features: np.ndarray,
+    tags: Sequence[str],
+    layer: int,
+    epochs: int = 6,
+    batch_size: int = 512,
+    lr: float = 3e-3,
+    min_steps: int = 500,
+    seed: int = 0,
+) -> LinearPosTagger:
     """Multinomial logistic regression of ``tags`` on ``features`` ``(tokens, dim)``: ``epochs``
     passes, and at least ``min_steps`` updates so that small training sets converge too."""
     names = sorted(set(tags))

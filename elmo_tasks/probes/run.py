@@ -1,4 +1,5 @@
 """Both probes over every layer of one biLM: the numbers of the model card's probe table."""
+
 import time
 from itertools import islice
 from typing import Dict, List, Optional
@@ -24,8 +25,14 @@ def _flat(sentences: List[AnnotatedSentence], field: str) -> list:
     return [value for s in sentences for value in getattr(s, field)]
 
 
-def probe_bilm(options_file: str, weight_file: Optional[str], train: List[AnnotatedSentence],
-               test: List[AnnotatedSentence], seed: int = 0, progress: bool = True) -> Dict:
+def probe_bilm(
+    options_file: str,
+    weight_file: Optional[str],
+    train: List[AnnotatedSentence],
+    test: List[AnnotatedSentence],
+    seed: int = 0,
+    progress: bool = True,
+) -> Dict:
     """POS accuracy and WSD F1 (in percent) per layer; ``weight_file=None``: random weights.
 
     Returns ``{"pos": {layer: acc}, "wsd": {layer: f1}, "wsd_mfs": f1, "taggers": {layer:
@@ -58,8 +65,12 @@ def probe_bilm(options_file: str, weight_file: Optional[str], train: List[Annota
         centroids = sense_centroids(train_x[train_rows], train_keys, train_senses)
         results["wsd"][layer] = 100 * f1(nearest_sense(centroids, test_x[test_rows], test_keys), test_senses)
     results["wsd_mfs"] = 100 * f1(most_frequent_sense(train_keys, train_senses, test_keys), test_senses)
-    results["counts"] = {"train_tokens": len(train_pos), "test_tokens": len(test_pos),
-                         "train_sense_words": len(train_senses), "test_sense_words": len(test_senses)}
+    results["counts"] = {
+        "train_tokens": len(train_pos),
+        "test_tokens": len(test_pos),
+        "train_sense_words": len(train_senses),
+        "test_sense_words": len(test_senses),
+    }
     results["seconds"] = time.time() - started
     return results
 
@@ -71,8 +82,11 @@ def best_tagger(results: Dict) -> LinearPosTagger:
 
 def markdown_table(rows: Dict[str, Dict]) -> str:
     """``rows``: biLM name -> probe_bilm results."""
-    lines = ["| biLM | POS acc. layer 0 | layer 1 | layer 2 | WSD F1 layer 0 | layer 1 | layer 2 | WSD most frequent sense |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| biLM | POS acc. layer 0 | layer 1 | layer 2 | WSD F1 layer 0 | layer 1 | layer 2 | WSD "
+        "most frequent sense |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for name, result in rows.items():
         pos = " | ".join(f"{result['pos'][k]:.1f}" for k in sorted(result["pos"]))
         wsd = " | ".join(f"{result['wsd'][k]:.1f}" for k in sorted(result["wsd"]))

@@ -8,6 +8,7 @@ falls back to sense ``"1"`` (we have no WordNet first sense here); the most-freq
 baseline uses the same fallback. Every test word gets a prediction, so precision, recall and
 F1 are all equal to accuracy.
 """
+
 from collections import Counter, defaultdict
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -22,7 +23,9 @@ def sense_key(lemma: str, pos_tag: str) -> Key:
     return lemma.lower(), group
 
 
-def sense_centroids(features: np.ndarray, keys: Sequence[Key], senses: Sequence[str]) -> Dict[Key, Tuple[List[str], np.ndarray]]:
+def sense_centroids(
+    features: np.ndarray, keys: Sequence[Key], senses: Sequence[str]
+) -> Dict[Key, Tuple[List[str], np.ndarray]]:
     """``key -> (sense names, unit-length centroids (senses, dim))`` from training words."""
     rows: Dict[Key, Dict[str, List[int]]] = defaultdict(lambda: defaultdict(list))
     for i, (key, sense) in enumerate(zip(keys, senses)):
@@ -35,8 +38,9 @@ def sense_centroids(features: np.ndarray, keys: Sequence[Key], senses: Sequence[
     return centroids
 
 
-def nearest_sense(centroids: Dict[Key, Tuple[List[str], np.ndarray]], features: np.ndarray,
-                  keys: Sequence[Key]) -> List[str]:
+def nearest_sense(
+    centroids: Dict[Key, Tuple[List[str], np.ndarray]], features: np.ndarray, keys: Sequence[Key]
+) -> List[str]:
     predictions = []
     for vector, key in zip(features, keys):
         if key not in centroids:

@@ -1,7 +1,11 @@
 import torch
 
 from elmo_tasks.bilm.characters import (
-    BOS_CHARACTER_IDS, EOS_CHARACTER_IDS, add_sentence_boundaries, batch_to_ids, word_to_character_ids,
+    BOS_CHARACTER_IDS,
+    EOS_CHARACTER_IDS,
+    add_sentence_boundaries,
+    batch_to_ids,
+    word_to_character_ids,
 )
 
 

@@ -1,4 +1,5 @@
 """Shapes, stateless determinism and the exactness of the encoder shortcuts."""
+
 import pytest
 import torch
 
@@ -66,8 +67,15 @@ def test_char_cnn_shortcuts_are_exact():
 
 
 def test_residual_and_no_projection_options_run_and_train():
-    options = BilmOptions(dim=8, projection_dim=6, n_layers=2, filters=[(1, 2), (2, 4)], n_highway=1,
-                          char_embedding_dim=3, use_skip_connections=True)
+    options = BilmOptions(
+        dim=8,
+        projection_dim=6,
+        n_layers=2,
+        filters=[(1, 2), (2, 4)],
+        n_highway=1,
+        char_embedding_dim=3,
+        use_skip_connections=True,
+    )
     model = BiLM(options)
     assert model.token_encoder.projection is None  # 6 filters == projection_dim: no projection, like bilm-tf
     out = model(batch_to_ids(SENTENCES))

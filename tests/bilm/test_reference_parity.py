@@ -1,4 +1,5 @@
 """Our biLM against the original TensorFlow implementation's recorded outputs."""
+
 import json
 
 import h5py

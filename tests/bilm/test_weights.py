@@ -1,4 +1,5 @@
 """Loading and exporting the original hdf5 layout, and the errors for bad files."""
+
 import json
 import shutil
 

@@ -1,4 +1,5 @@
 """The `run` fixture: `allennlp elmo-embed ...` in this process, as the allennlp entry point runs it."""
+
 import sys
 
 import pytest
@@ -17,8 +18,16 @@ def run(monkeypatch, capsys):
     """Run `allennlp elmo-embed ...` in this process (as the allennlp entry point would)."""
 
     def _run(*args, check=True, weight_file=WEIGHT_FILE):
-        argv = ["allennlp", "elmo-embed", *map(str, args), "--options-file", OPTIONS_FILE,
-                "--weight-file", str(weight_file), "--no-progress"]
+        argv = [
+            "allennlp",
+            "elmo-embed",
+            *map(str, args),
+            "--options-file",
+            OPTIONS_FILE,
+            "--weight-file",
+            str(weight_file),
+            "--no-progress",
+        ]
         monkeypatch.setattr(sys, "argv", argv)
         code = 0
         try:

@@ -8,6 +8,7 @@ evaluate from another working directory.
   checkout; the reference is resolved through the installed package (here: a copy of the package's
   biLM folder somewhere else, standing in for a moved or re-cloned checkout).
 """
+
 import json
 import os
 import shutil
@@ -27,8 +28,10 @@ from elmo_tasks.pretrained import SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENC
 from tests.conftest import BILM_TF, FIXTURES_ROOT, ROOT
 
 ELMO = "model.text_field_embedder.token_embedders.elmo"
-PAIRS = [{"premise": "A man plays a guitar on stage.", "hypothesis": "A man performs music."},
-         {"premise": "Two dogs run in the snow.", "hypothesis": "The cats are asleep."}]
+PAIRS = [
+    {"premise": "A man plays a guitar on stage.", "hypothesis": "A man performs music."},
+    {"premise": "Two dogs run in the snow.", "hypothesis": "The cats are asleep."},
+]
 
 
 def _allennlp(cwd: Path, *args: str) -> None:
@@ -36,7 +39,10 @@ def _allennlp(cwd: Path, *args: str) -> None:
     previous = os.getcwd()
     os.chdir(cwd)
     try:
-        with mock.patch.object(sys, "argv", ["allennlp", *args]), mock.patch.dict(os.environ, {"ELMO_TASKS_DATA": "fixtures"}):
+        with (
+            mock.patch.object(sys, "argv", ["allennlp", *args]),
+            mock.patch.dict(os.environ, {"ELMO_TASKS_DATA": "fixtures"}),
+        ):
             main(prog="allennlp")
     finally:
         os.chdir(previous)
@@ -44,8 +50,13 @@ def _allennlp(cwd: Path, *args: str) -> None:
 
 def _train(serialization_dir: Path, options_file: str, weight_file: str, archive_bilm: bool) -> Path:
     # no initializer: the check below compares the loaded biLM with its original weight file
-    overrides = {"trainer.num_epochs": 1, "dataset_reader.max_instances": 24, "model.initializer": {"regexes": []},
-                 f"{ELMO}.options_file": options_file, f"{ELMO}.weight_file": weight_file}
+    overrides = {
+        "trainer.num_epochs": 1,
+        "dataset_reader.max_instances": 24,
+        "model.initializer": {"regexes": []},
+        f"{ELMO}.options_file": options_file,
+        f"{ELMO}.weight_file": weight_file,
+    }
     if archive_bilm:
         overrides["include_in_archive"] = [ARCHIVE_FOLDER]
     _allennlp(ROOT, "train", "experiments/snli_elmo.jsonnet", "-s", str(serialization_dir), "-o", json.dumps(overrides))
@@ -55,11 +66,30 @@ def _train(serialization_dir: Path, options_file: str, weight_file: str, archive
 def _predict_and_evaluate(archive: Path, workdir: Path, evaluate: bool = True) -> list:
     workdir.mkdir(exist_ok=True)
     (workdir / "pairs.jsonl").write_text("".join(json.dumps(p) + "\n" for p in PAIRS))
-    _allennlp(workdir, "predict", str(archive), "pairs.jsonl", "--predictor", "snli_pair", "--output-file", "out.jsonl",
-              "--silent", "--include-package", "elmo_tasks.plugin")
+    _allennlp(
+        workdir,
+        "predict",
+        str(archive),
+        "pairs.jsonl",
+        "--predictor",
+        "snli_pair",
+        "--output-file",
+        "out.jsonl",
+        "--silent",
+        "--include-package",
+        "elmo_tasks.plugin",
+    )
     if evaluate:
-        _allennlp(workdir, "evaluate", str(archive), str(FIXTURES_ROOT / "snli" / "dev.jsonl"), "--output-file",
-                  "metrics.json", "--include-package", "elmo_tasks.plugin")
+        _allennlp(
+            workdir,
+            "evaluate",
+            str(archive),
+            str(FIXTURES_ROOT / "snli" / "dev.jsonl"),
+            "--output-file",
+            "metrics.json",
+            "--include-package",
+            "elmo_tasks.plugin",
+        )
         assert 0.0 <= json.loads((workdir / "metrics.json").read_text())["accuracy"] <= 1.0
     return [json.loads(line)["label_probs"] for line in (workdir / "out.jsonl").read_text().splitlines()]
 
@@ -91,7 +121,9 @@ def test_an_archive_with_another_bilm_predicts_after_the_bilm_files_are_moved(tm
     # the biLM inside the loaded model is the trained one (from the state dict), not random
     loaded = load_archive(str(moved_archive)).model
     embedder = next(m for m in loaded.modules() if type(m).__name__ == "ElmoTokenEmbedder")
-    original = load_bilm(str(tmp_path / "my_bilm_moved" / "options.json"), str(tmp_path / "my_bilm_moved" / "weights.hdf5"))
+    original = load_bilm(
+        str(tmp_path / "my_bilm_moved" / "options.json"), str(tmp_path / "my_bilm_moved" / "weights.hdf5")
+    )
     for (name, ours), (_, theirs) in zip(embedder.bilm.state_dict().items(), original.state_dict().items()):
         assert torch.equal(ours, theirs), name
 
@@ -104,7 +136,9 @@ def test_an_archive_without_its_bilm_names_the_missing_file_and_the_fix(tmp_path
     with pytest.raises(BilmError) as caught:
         load_archive(str(archive))
     message = str(caught.value)
-    assert "options file not found" in message and str(bilm) in message and 'include_in_archive: ["elmo_bilm"]' in message
+    assert (
+        "options file not found" in message and str(bilm) in message and 'include_in_archive: ["elmo_bilm"]' in message
+    )
 
 
 @pytest.mark.slow  # the shipped biLM is 7M parameters: about a minute on a quiet 2-core machine
@@ -138,7 +172,9 @@ def test_an_archive_with_the_shipped_bilm_holds_no_checkout_path(tmp_path, monke
 
 
 def test_package_references_resolve_inside_the_package_only():
-    assert references.resolve_bilm_file(SMALL_OPTIONS_REFERENCE) == str(ROOT / "elmo_tasks" / "pretrained" / "bilm_small" / "options.json")
+    assert references.resolve_bilm_file(SMALL_OPTIONS_REFERENCE) == str(
+        ROOT / "elmo_tasks" / "pretrained" / "bilm_small" / "options.json"
+    )
     assert references.resolve_bilm_file("some/plain/path.json") == "some/plain/path.json"
     with pytest.raises(references.BilmReferenceError, match="no such file in the installed elmo_tasks package"):
         references.resolve_bilm_file("elmo_tasks:pretrained/bilm_small/missing.json")

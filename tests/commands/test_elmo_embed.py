@@ -1,4 +1,5 @@
 """`allennlp elmo-embed` end to end: output equals the Python API; bad input fails clearly."""
+
 import json
 
 import h5py
@@ -9,7 +10,12 @@ import torch
 from elmo_tasks.bilm import batch_to_ids, load_bilm
 from tests.conftest import BILM_TF, OPTIONS_FILE, WEIGHT_FILE
 
-LINES = ["The cat sat on the mat .", "Hello world", "A much longer sentence , with more tokens than the others .", "Hello world"]
+LINES = [
+    "The cat sat on the mat .",
+    "Hello world",
+    "A much longer sentence , with more tokens than the others .",
+    "Hello world",
+]
 
 
 def _api_layers(sentences):
@@ -28,8 +34,12 @@ def input_file(tmp_path):
 
 def test_all_top_average_and_mix_equal_the_python_api(run, tmp_path, input_file):
     expected = _api_layers([line.split() for line in LINES])
-    modes = {"all": lambda x: x, "top": lambda x: x[-1], "average": lambda x: x.mean(0),
-             "mix": lambda x: 0.2 * x[0] + 0.3 * x[1] + 0.5 * x[2]}
+    modes = {
+        "all": lambda x: x,
+        "top": lambda x: x[-1],
+        "average": lambda x: x.mean(0),
+        "mix": lambda x: 0.2 * x[0] + 0.3 * x[1] + 0.5 * x[2],
+    }
     for mode, reduce in modes.items():
         out = tmp_path / f"{mode}.hdf5"
         flag = ["--mix", "0.2,0.3,0.5"] if mode == "mix" else [f"--{mode}"]

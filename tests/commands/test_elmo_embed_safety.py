@@ -3,6 +3,7 @@
 Runs that must fail before the model is loaded get a weight file that does not exist: had the
 model been loaded first, the error would be about the weights instead.
 """
+
 import os
 import signal
 import subprocess
@@ -77,8 +78,19 @@ def test_a_failure_while_embedding_keeps_the_previous_output_and_leaves_no_tempo
 
 def _start_embedding(source, output, extra=()):
     """``python -m elmo_tasks.bilm.embed`` in a subprocess (the same command, without AllenNLP)."""
-    command = [sys.executable, "-m", "elmo_tasks.bilm.embed", str(source), str(output), "--options-file", OPTIONS_FILE,
-               "--weight-file", WEIGHT_FILE, "--no-progress", *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "elmo_tasks.bilm.embed",
+        str(source),
+        str(output),
+        "--options-file",
+        OPTIONS_FILE,
+        "--weight-file",
+        WEIGHT_FILE,
+        "--no-progress",
+        *extra,
+    ]
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -101,7 +113,11 @@ def _kill_while_writing(process, directory, timeout=120.0):
 
 @pytest.mark.parametrize("previous", [False, True], ids=["no-previous-output", "previous-output"])
 def test_a_killed_run_leaves_the_final_path_empty_or_holding_the_previous_file(run, tmp_path, previous):
-    small, big, output = _write(tmp_path / "small.txt", GOOD), _write(tmp_path / "big.txt", GOOD * 2000), tmp_path / "out.hdf5"
+    small, big, output = (
+        _write(tmp_path / "small.txt", GOOD),
+        _write(tmp_path / "big.txt", GOOD * 2000),
+        tmp_path / "out.hdf5",
+    )
     if previous:
         run(small, output, "--top")
         before = output.read_bytes()
@@ -118,15 +134,20 @@ def test_a_killed_run_leaves_the_final_path_empty_or_holding_the_previous_file(r
 
 def test_every_bad_line_is_reported_at_once_before_the_model_is_loaded(run, tmp_path):
     lines = [f"sentence number {i} ." for i in range(5000)]
-    lines.append("")                      # line 5,001: the late empty line
-    lines.append("   \t ")                # line 5,002: only whitespace is empty too
-    lines.append("word " * 1001)          # line 5,003: longer than --max-tokens 1000
+    lines.append("")  # line 5,001: the late empty line
+    lines.append("   \t ")  # line 5,002: only whitespace is empty too
+    lines.append("word " * 1001)  # line 5,003: longer than --max-tokens 1000
     source = tmp_path / "in.txt"
     source.write_bytes(("\n".join(lines) + "\n").encode("utf-8") + b"caf\xe9 latin-1\n")  # line 5,004
     done = run(source, tmp_path / "out.hdf5", check=False, weight_file=tmp_path / "missing.hdf5")
     _assert_failed_before_loading(
-        done, "4 of 5004 lines cannot be embedded", "line 5001: empty line", "line 5002: empty line",
-        "line 5003: 1001 tokens, more than --max-tokens 1000", "line 5004: bytes that are not UTF-8", "--skip-empty-lines",
+        done,
+        "4 of 5004 lines cannot be embedded",
+        "line 5001: empty line",
+        "line 5002: empty line",
+        "line 5003: 1001 tokens, more than --max-tokens 1000",
+        "line 5004: bytes that are not UTF-8",
+        "--skip-empty-lines",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
     # with --skip-empty-lines the empty lines are fine, the other two still stop it
@@ -145,9 +166,13 @@ def test_many_bad_lines_show_the_first_ten_and_the_count(run, tmp_path):
 def test_an_input_without_sentences_is_an_error(run, tmp_path):
     source, output, missing = tmp_path / "in.txt", tmp_path / "out.hdf5", tmp_path / "missing.hdf5"
     source.write_text("", encoding="utf-8")
-    _assert_failed_before_loading(run(source, output, check=False, weight_file=missing), "in.txt is empty", "nothing to embed")
+    _assert_failed_before_loading(
+        run(source, output, check=False, weight_file=missing), "in.txt is empty", "nothing to embed"
+    )
     source.write_text("\n\n  \n", encoding="utf-8")
-    _assert_failed_before_loading(run(source, output, check=False, weight_file=missing), "3 of 3 lines cannot be embedded")
+    _assert_failed_before_loading(
+        run(source, output, check=False, weight_file=missing), "3 of 3 lines cannot be embedded"
+    )
     done = run(source, output, "--skip-empty-lines", check=False, weight_file=missing)
     _assert_failed_before_loading(done, "holds only empty lines (3)", "nothing to embed")
     assert not output.exists()

@@ -1,4 +1,5 @@
 """The plain-PyTorch biLM and the AllenNLP-free elmo-embed start without AllenNLP, spaCy or fairscale."""
+
 import json
 import os
 import subprocess
@@ -11,8 +12,14 @@ HEAVY = ("allennlp", "spacy", "fairscale")
 
 def _imported_after(code: str) -> dict:
     script = f"import json, sys\n{code}\nprint(json.dumps({{m: m in sys.modules for m in {HEAVY!r}}}))"
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1"))
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1"),
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

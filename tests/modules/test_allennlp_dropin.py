@@ -1,5 +1,6 @@
 """The opt-in replacement of AllenNLP's ``elmo_token_embedder`` (checked for the behaviours of
 AllenNLP's elmo_token_embedder_test.py) and archives trained with AllenNLP's own ELMo."""
+
 import importlib
 import json
 
@@ -40,8 +41,15 @@ SENTENCES = [["The", "cat", "sat", "."], ["Dogs", "bark", "loudly", "at", "night
 
 
 def _params(**extra) -> Params:
-    return Params({"type": "elmo_token_embedder", "options_file": SKIP_OPTIONS, "weight_file": WEIGHT_FILE,
-                   "dropout": 0.0, **extra})
+    return Params(
+        {
+            "type": "elmo_token_embedder",
+            "options_file": SKIP_OPTIONS,
+            "weight_file": WEIGHT_FILE,
+            "dropout": 0.0,
+            **extra,
+        }
+    )
 
 
 def test_off_by_default_and_switched_on_and_off_cleanly():
@@ -74,8 +82,16 @@ def test_allennlp_defaults_stateful_and_allennlp_layer_norm():
     assert embedder.dropout.p == 0.5 and not embedder.requires_grad and embedder.projection is None
 
 
-@pytest.mark.parametrize("extra", [{}, {"projection_dim": 9}, {"do_layer_norm": True},
-                                   {"scalar_mix_parameters": [0.0, 1.0, -1.0]}, {"requires_grad": True}])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {},
+        {"projection_dim": 9},
+        {"do_layer_norm": True},
+        {"scalar_mix_parameters": [0.0, 1.0, -1.0]},
+        {"requires_grad": True},
+    ],
+)
 def test_same_numbers_as_allennlp_embedder_over_stateful_batches(extra):
     torch.manual_seed(3)
     theirs = TokenEmbedder.from_params(_params(**extra))
@@ -111,8 +127,9 @@ def test_elmo_at_output_works_through_the_replaced_name():
     from allennlp.modules.text_field_embedders import TextFieldEmbedder
 
     with allennlp_elmo_replaced():
-        text_embedder = TextFieldEmbedder.from_params(Params({"token_embedders": {"elmo": _params(
-            num_output_representations=2).as_dict()}}))
+        text_embedder = TextFieldEmbedder.from_params(
+            Params({"token_embedders": {"elmo": _params(num_output_representations=2).as_dict()}})
+        )
     assert elmo_at_output(text_embedder, "model").num_output_representations == 2
 
 
@@ -130,14 +147,19 @@ def allennlp_run(tmp_path_factory):
 
 
 def _fixture_batch(vocab: Vocabulary):
-    reader = Conll2003DatasetReader(tag_label="ner", convert_to_coding_scheme="BIOUL", token_indexers={
-        "tokens": SingleIdTokenIndexer(lowercase_tokens=True),
-        "token_characters": TokenCharactersIndexer(min_padding_length=3),
-        "elmo": ELMoTokenCharactersIndexer()})
+    reader = Conll2003DatasetReader(
+        tag_label="ner",
+        convert_to_coding_scheme="BIOUL",
+        token_indexers={
+            "tokens": SingleIdTokenIndexer(lowercase_tokens=True),
+            "token_characters": TokenCharactersIndexer(min_padding_length=3),
+            "elmo": ELMoTokenCharactersIndexer(),
+        },
+    )
     instances = list(reader.read(str(FIXTURES_ROOT / "ner" / "dev.txt")))
     for instance in instances:
         instance.index_fields(vocab)
-    return [Batch(instances[i: i + 8]).as_tensor_dict() for i in range(0, len(instances), 8)]
+    return [Batch(instances[i : i + 8]).as_tensor_dict() for i in range(0, len(instances), 8)]
 
 
 @pytest.mark.slow

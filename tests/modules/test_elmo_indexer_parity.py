@@ -2,6 +2,7 @@
 boundary and unicode ids (also in tests/bilm/test_characters.py), padding, empty texts, and that
 text indexed by AllenNLP's ``elmo_characters`` indexer gives the same vectors as our
 ``batch_to_ids``."""
+
 import torch
 from allennlp.data import Batch, Instance, Token, Vocabulary
 from allennlp.data.fields import ListField, TextField

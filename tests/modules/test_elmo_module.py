@@ -1,6 +1,7 @@
 """``elmo_tasks.modules.Elmo`` checked for the behaviours AllenNLP's own elmo_test.py checks
 (reference outputs, shapes, boundaries, 4-D input, custom module, requires_grad, the word
 cache) and against AllenNLP's ``Elmo`` itself on the same weights."""
+
 import json
 
 import h5py
@@ -148,8 +149,17 @@ def test_word_cache_from_a_vocabulary_namespace_in_a_config():
 
     vocab = Vocabulary()
     vocab.add_tokens_to_namespace(["The", "sentence"], "tokens")
-    elmo = Elmo.from_params(Params({"options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE,
-                                    "num_output_representations": 1, "vocab_to_cache": "tokens"}), vocab=vocab)
+    elmo = Elmo.from_params(
+        Params(
+            {
+                "options_file": OPTIONS_FILE,
+                "weight_file": WEIGHT_FILE,
+                "num_output_representations": 1,
+                "vocab_to_cache": "tokens",
+            }
+        ),
+        vocab=vocab,
+    )
     assert set(elmo.word_cache.words) >= {"The", "sentence", "<S>", "</S>"}
 
 
@@ -166,13 +176,16 @@ def test_word_cache_is_rebuilt_after_loading_other_weights():
     assert not torch.allclose(before, after) and torch.allclose(after, plain(ids)["elmo_representations"][0], atol=1e-6)
 
 
-@pytest.mark.parametrize("arguments", [
-    {},
-    {"do_layer_norm": True},
-    {"keep_sentence_boundaries": True},
-    {"scalar_mix_parameters": [1.0, 2.0, 3.0]},
-    {"vocab_to_cache": ["The", "sentence", "cat"]},
-])
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {},
+        {"do_layer_norm": True},
+        {"keep_sentence_boundaries": True},
+        {"scalar_mix_parameters": [1.0, 2.0, 3.0]},
+        {"vocab_to_cache": ["The", "sentence", "cat"]},
+    ],
+)
 def test_matches_allennlp_elmo_statefully_and_draws_the_same_random_numbers(arguments):
     torch.manual_seed(7)
     theirs = AllenNlpElmo(SKIP_OPTIONS, WEIGHT_FILE, 2, dropout=0.0, **arguments)

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 import torch
-from allennlp.common.checks import ConfigurationError
 from allennlp.common import Params
+from allennlp.common.checks import ConfigurationError
 from allennlp.modules.text_field_embedders import TextFieldEmbedder
 from allennlp.modules.token_embedders import TokenEmbedder
 from allennlp.nn import RegularizerApplicator
@@ -25,7 +25,9 @@ def _layers():
 
 
 def test_built_from_params_by_its_registered_name():
-    embedder = TokenEmbedder.from_params(Params({"type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE}))
+    embedder = TokenEmbedder.from_params(
+        Params({"type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE})
+    )
     assert isinstance(embedder, ElmoTokenEmbedder) and embedder.get_output_dim() == 32
 
 
@@ -59,12 +61,31 @@ def test_several_representations_are_independent_mixes_of_one_pass():
     with pytest.raises(RuntimeError, match="needs a new ELMo pass"):
         embedder.take_representations()  # handed over once: a stale read is an error
     # reachable from a model through its TextFieldEmbedder, checked in one place
-    text_embedder = TextFieldEmbedder.from_params(Params({"token_embedders": {"elmo": {
-        "type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "num_output_representations": 2}}}))
+    text_embedder = TextFieldEmbedder.from_params(
+        Params(
+            {
+                "token_embedders": {
+                    "elmo": {
+                        "type": "fast_elmo",
+                        "options_file": OPTIONS_FILE,
+                        "weight_file": WEIGHT_FILE,
+                        "num_output_representations": 2,
+                    }
+                }
+            }
+        )
+    )
     assert isinstance(find_elmo_embedder(text_embedder), ElmoTokenEmbedder)
     assert elmo_at_output(text_embedder, "my_model") is find_elmo_embedder(text_embedder)
-    one_mix = TextFieldEmbedder.from_params(Params({"token_embedders": {"elmo": {
-        "type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE}}}))
+    one_mix = TextFieldEmbedder.from_params(
+        Params(
+            {
+                "token_embedders": {
+                    "elmo": {"type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE}
+                }
+            }
+        )
+    )
     with pytest.raises(ConfigurationError, match="my_model: elmo_at_output=true .* found num_output_representations=1"):
         elmo_at_output(one_mix, "my_model")
 
@@ -98,8 +119,9 @@ def test_mixing_weight_penalty_reaches_the_loss_through_the_regularizer_config()
     with torch.no_grad():
         for i, value in enumerate([0.5, -1.0, 2.0]):
             embedder.scalar_mix_0.scalar_parameters[i].fill_(value)
-    regularizer = RegularizerApplicator.from_params(Params(
-        {"regexes": [[".*scalar_mix.*scalar_parameters.*", {"type": "l2", "alpha": 0.1}]]}))
+    regularizer = RegularizerApplicator.from_params(
+        Params({"regexes": [[".*scalar_mix.*scalar_parameters.*", {"type": "l2", "alpha": 0.1}]]})
+    )
     penalty = regularizer(embedder)
     assert torch.isclose(penalty, torch.tensor(0.1 * (0.25 + 1.0 + 4.0)))
     penalty.backward()
@@ -141,8 +163,8 @@ def test_stateful_embedder_carries_state_between_batches():
     assert torch.allclose(embedder(ids), first, atol=1e-6)
 
 
-
 # ---- AllenNLP's elmo_token_embedder arguments and input shapes --------------------------------
+
 
 def _texts_per_instance():
     """Character ids (2 instances, 2 texts, tokens, 50), the second text of instance 1 empty."""
@@ -229,9 +251,19 @@ def test_vocab_to_cache_a_namespace_from_the_model_vocabulary():
 
     vocab = Vocabulary()
     vocab.add_tokens_to_namespace(["The", "cat", "sat"], "tokens")
-    embedder = TokenEmbedder.from_params(vocab=vocab, params=Params({
-        "type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "dropout": 0.0,
-        "vocab_to_cache": "tokens", "cache_size_mb": 0}))
+    embedder = TokenEmbedder.from_params(
+        vocab=vocab,
+        params=Params(
+            {
+                "type": "fast_elmo",
+                "options_file": OPTIONS_FILE,
+                "weight_file": WEIGHT_FILE,
+                "dropout": 0.0,
+                "vocab_to_cache": "tokens",
+                "cache_size_mb": 0,
+            }
+        ),
+    )
     ids = batch_to_ids(SENTENCES)
     assert torch.allclose(embedder(ids), sum(_layers()) / 3, atol=1e-6)
     word_cache = embedder.bilm.token_encoder.word_cache

@@ -1,4 +1,5 @@
 """The small biLM that ships with elmo-tasks: size, storage, defaults, and that it loads everywhere."""
+
 import json
 import re
 import sys
@@ -13,8 +14,13 @@ from allennlp.modules.token_embedders import TokenEmbedder
 
 from elmo_tasks.bilm import batch_to_ids, load_bilm
 from elmo_tasks.config_defaults import DEFAULTS
-from elmo_tasks.pretrained import (SMALL_BILM_DIR, SMALL_OPTIONS_FILE, SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_FILE,
-                                   SMALL_WEIGHT_REFERENCE)
+from elmo_tasks.pretrained import (
+    SMALL_BILM_DIR,
+    SMALL_OPTIONS_FILE,
+    SMALL_OPTIONS_REFERENCE,
+    SMALL_WEIGHT_FILE,
+    SMALL_WEIGHT_REFERENCE,
+)
 
 SENTENCES = [["The", "bank", "raised", "its", "rates", "."], ["They", "sat", "on", "the", "river", "bank", "."]]
 
@@ -72,8 +78,11 @@ def test_model_card_reports_the_measured_perplexities():
 def test_elmo_embed_wants_both_biLM_files_or_neither(tmp_path, monkeypatch, capsys):
     source = tmp_path / "in.txt"
     source.write_text("Hello world\n", encoding="utf-8")
-    monkeypatch.setattr(sys, "argv", ["allennlp", "elmo-embed", str(source), str(tmp_path / "out.hdf5"),
-                                      "--options-file", SMALL_OPTIONS_FILE])
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        ["allennlp", "elmo-embed", str(source), str(tmp_path / "out.hdf5"), "--options-file", SMALL_OPTIONS_FILE],
+    )
     with pytest.raises(SystemExit) as exit_:
         main(prog="allennlp")
     assert exit_.value.code != 0

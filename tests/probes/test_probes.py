@@ -43,7 +43,11 @@ def test_wsd_nearest_centroid_by_hand():
 def test_most_frequent_sense_baseline_breaks_ties_and_falls_back():
     train_keys = [("run", "verb")] * 3 + [("bank", "noun")] * 2
     train_senses = ["2", "2", "1", "3", "1"]
-    assert most_frequent_sense(train_keys, train_senses, [("run", "verb"), ("bank", "noun"), ("tree", "noun")]) == ["2", "1", "1"]
+    assert most_frequent_sense(train_keys, train_senses, [("run", "verb"), ("bank", "noun"), ("tree", "noun")]) == [
+        "2",
+        "1",
+        "1",
+    ]
     assert sense_key("Run", "VBZ") == ("run", "verb") and sense_key("banks", "NNS") == ("banks", "noun")
 
 
@@ -64,8 +68,21 @@ def test_pos_tagger_learns_a_separable_problem_and_round_trips(tmp_path):
 def test_bilm_probe_command_on_the_tiny_biLM(tmp_path, capsys):
     out = tmp_path / "probe.json"
     tagger = tmp_path / "pos.npz"
-    run_allennlp("bilm-probe", SAMPLE, SAMPLE, "--options-file", OPTIONS_FILE, "--weight-file", WEIGHT_FILE,
-                 "--output-json", str(out), "--save-pos-tagger", str(tagger), "--threads", "1")
+    run_allennlp(
+        "bilm-probe",
+        SAMPLE,
+        SAMPLE,
+        "--options-file",
+        OPTIONS_FILE,
+        "--weight-file",
+        WEIGHT_FILE,
+        "--output-json",
+        str(out),
+        "--save-pos-tagger",
+        str(tagger),
+        "--threads",
+        "1",
+    )
     printed = capsys.readouterr().out
     assert "| trained |" in printed and "| random weights (control) |" in printed
     results = json.loads(out.read_text())["results"]

@@ -4,6 +4,7 @@ An initializer regex written for the task's own encoders (e.g. an unanchored '.*
 also matches the biLM's ``token_encoder`` parameters and silently overwrites pretrained weights:
 this caught SNLI zeroing the char-CNN biases. Building the model is enough to see it.
 """
+
 import os
 from pathlib import Path
 

@@ -1,4 +1,6 @@
-"""Coreference (Lee et al. 2017): the CoNLL-2012 reader, the span-ranking model, the scorer-exact metric, the predictor."""
+"""Coreference (Lee et al. 2017): the CoNLL-2012 reader, the span-ranking model, the metric with
+the official scorer's semantics, the predictor."""
+
 from elmo_tasks.tasks.coref.metric import ConllCorefScores  # noqa: F401
 from elmo_tasks.tasks.coref.model import CorefElmo  # noqa: F401
 from elmo_tasks.tasks.coref.predictor import CorefPredictor  # noqa: F401

@@ -17,6 +17,7 @@ The scorer splits lines on tabs; OntoNotes files are space-aligned and their oth
 never contain bracketed numbers, so reading the last whitespace-separated column gives the
 same mentions.
 """
+
 import gzip
 import re
 from dataclasses import dataclass, field
@@ -247,4 +248,4 @@ def replace_last_column(line: str, value: str) -> str:
     match = LAST_COLUMN.search(line)
     if match is None:
         raise ValueError(f"no column to replace in {line!r}")
-    return line[: match.start(1)] + value + line[match.end(1):]
+    return line[: match.start(1)] + value + line[match.end(1) :]

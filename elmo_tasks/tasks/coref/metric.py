@@ -28,6 +28,7 @@ How scorer.pl v8.01 treats mentions (``IdentifMentions``), reproduced here:
 - scorer.pl prints percentages truncated (not rounded) to two decimals; ``percent_as_printed``
   does the same.
 """
+
 import math
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -148,7 +149,7 @@ def muc(key: Sequence[Sequence[int]], response: Sequence[Sequence[int]]) -> Coun
         for i, mention in enumerate(chain):
             if mention not in key_chain:
                 continue
-            if any(other in key_chain and key_chain[other] == key_chain[mention] for other in chain[i + 1:]):
+            if any(other in key_chain and key_chain[other] == key_chain[mention] for other in chain[i + 1 :]):
                 correct += 1
     key_links = sum(len(chain) - 1 for chain in key if chain)
     response_links = sum(len(chain) - 1 for chain in response if chain)

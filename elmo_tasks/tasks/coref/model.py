@@ -26,6 +26,7 @@ Outputs: ``top_spans`` (batch, kept, 2) inclusive token spans, ``antecedent_indi
 (batch, kept, antecedents) indices into the kept spans, ``predicted_antecedents`` (batch, kept)
 index into ``antecedent_indices`` or -1 for none, ``clusters`` (per document, lists of spans).
 """
+
 import logging
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -98,7 +99,12 @@ class CorefElmo(Model):
                 f"output size {text_field_embedder.get_output_dim()}; leave context_layer.input_size out "
                 "of the config and the model fills it in"
             )
-        if not 0 < spans_per_word <= 1 or max_antecedents < 1 or max_span_width < 1 or sentences_per_embedding_batch < 1:
+        if (
+            not 0 < spans_per_word <= 1
+            or max_antecedents < 1
+            or max_span_width < 1
+            or sentences_per_embedding_batch < 1
+        ):
             raise ConfigurationError(
                 "coref_elmo: needs 0 < spans_per_word <= 1, max_antecedents >= 1, max_span_width >= 1 and "
                 f"sentences_per_embedding_batch >= 1; got {spans_per_word}, {max_antecedents}, {max_span_width}, "
@@ -120,18 +126,24 @@ class CorefElmo(Model):
         self.genres = list(genres)
 
         self.endpoint_span_extractor = EndpointSpanExtractor(
-            context_layer.get_output_dim(), combination="x,y",
-            num_width_embeddings=max_span_width, span_width_embedding_dim=feature_size,
+            context_layer.get_output_dim(),
+            combination="x,y",
+            num_width_embeddings=max_span_width,
+            span_width_embedding_dim=feature_size,
         )
         self.attentive_span_extractor = SelfAttentiveSpanExtractor(text_field_embedder.get_output_dim())
         span_dim = self.endpoint_span_extractor.get_output_dim() + self.attentive_span_extractor.get_output_dim()
         if mention_feedforward.get_input_dim() != span_dim:
-            raise ConfigurationError(f"coref_elmo: mention_feedforward input size must be the span width {span_dim}; "
-                                     "leave it out of the config and the model fills it in")
+            raise ConfigurationError(
+                f"coref_elmo: mention_feedforward input size must be the span width {span_dim}; "
+                "leave it out of the config and the model fills it in"
+            )
         pair_dim = 3 * span_dim + 3 * feature_size
         if antecedent_feedforward.get_input_dim() != pair_dim:
-            raise ConfigurationError(f"coref_elmo: antecedent_feedforward input size must be {pair_dim} "
-                                     "(3 * span width + 3 * feature_size); leave it out of the config")
+            raise ConfigurationError(
+                f"coref_elmo: antecedent_feedforward input size must be {pair_dim} "
+                "(3 * span width + 3 * feature_size); leave it out of the config"
+            )
         self.mention_feedforward = mention_feedforward
         self.mention_scorer = torch.nn.Linear(mention_feedforward.get_output_dim(), 1)
         self.antecedent_feedforward = antecedent_feedforward
@@ -197,8 +209,10 @@ class CorefElmo(Model):
         step = self.sentences_per_embedding_batch
         pieces = []
         for first in range(0, num_sentences, step):
-            chunk = {name: {key: value[:, first:first + step] for key, value in tensors.items()}
-                     for name, tensors in text.items()}
+            chunk = {
+                name: {key: value[:, first : first + step] for key, value in tensors.items()}
+                for name, tensors in text.items()
+            }
             pieces.append(self.text_field_embedder(chunk, num_wrapping_dims=1))
         return torch.cat(pieces, dim=1)
 
@@ -228,7 +242,8 @@ class CorefElmo(Model):
         embedded = self.lexical_dropout(self._embed_sentences(text))
         batch, num_sentences, num_words, _ = embedded.shape
         contextual = self.context_layer(
-            embedded.reshape(batch * num_sentences, num_words, -1), sentence_mask.reshape(batch * num_sentences, num_words)
+            embedded.reshape(batch * num_sentences, num_words, -1),
+            sentence_mask.reshape(batch * num_sentences, num_words),
         ).reshape(batch, num_sentences, num_words, -1)
         document_embedded, document_mask = self._flatten(embedded, sentence_mask)
         document_contextual, _ = self._flatten(contextual, sentence_mask)
@@ -236,10 +251,13 @@ class CorefElmo(Model):
 
         span_mask = spans[:, :, 0] >= 0  # padding spans are (-1, -1)
         safe_spans = spans.clamp(min=0)
-        span_embeddings = torch.cat([
-            self.endpoint_span_extractor(document_contextual, safe_spans, document_mask, span_mask),
-            self.attentive_span_extractor(document_embedded, safe_spans, document_mask, span_mask),
-        ], dim=-1)
+        span_embeddings = torch.cat(
+            [
+                self.endpoint_span_extractor(document_contextual, safe_spans, document_mask, span_mask),
+                self.attentive_span_extractor(document_embedded, safe_spans, document_mask, span_mask),
+            ],
+            dim=-1,
+        )
         mention_scores = self.mention_scorer(self.mention_feedforward(span_embeddings)).squeeze(-1)
         mention_scores = mention_scores.masked_fill(~span_mask, util.min_value_of_dtype(mention_scores.dtype))
 
@@ -266,7 +284,9 @@ class CorefElmo(Model):
 
         pair_features = self._pair_features(top_spans, antecedent_indices, offsets, speaker_ids, metadata)
         pair_scores = self._pair_scores(top_embeddings, antecedent_indices, pair_features)
-        antecedent_mention_scores = util.flattened_index_select(top_mention_scores.unsqueeze(-1), antecedent_indices[0]).squeeze(-1)
+        antecedent_mention_scores = util.flattened_index_select(
+            top_mention_scores.unsqueeze(-1), antecedent_indices[0]
+        ).squeeze(-1)
         scores = pair_scores + top_mention_scores.unsqueeze(-1) + antecedent_mention_scores
         scores = scores.masked_fill(~antecedent_mask, util.min_value_of_dtype(scores.dtype))
         scores = torch.cat([scores.new_zeros(batch, max_keep, 1), scores], dim=-1)  # dummy antecedent first
@@ -278,13 +298,21 @@ class CorefElmo(Model):
             for b in range(batch)
         ]
         output: Dict[str, Any] = {
-            "top_spans": top_spans, "antecedent_indices": antecedent_indices,
-            "predicted_antecedents": predicted_antecedents, "clusters": clusters,
+            "top_spans": top_spans,
+            "antecedent_indices": antecedent_indices,
+            "predicted_antecedents": predicted_antecedents,
+            "clusters": clusters,
         }
         for b in range(batch):
             pairs_here = int(antecedent_mask[b].sum().item())
-            logger.debug("%s: %d tokens, %d candidate spans, %d kept, %d antecedent pairs", metadata[b].get("name", ""),
-                         int(num_tokens[b]), int(num_candidates[b]), int(keep[b]), pairs_here)
+            logger.debug(
+                "%s: %d tokens, %d candidate spans, %d kept, %d antecedent pairs",
+                metadata[b].get("name", ""),
+                int(num_tokens[b]),
+                int(num_candidates[b]),
+                int(keep[b]),
+                pairs_here,
+            )
             self.candidate_spans_per_document(int(num_candidates[b]))
             self.kept_spans_per_document(int(keep[b]))
             self.antecedent_pairs_per_document(pairs_here)
@@ -311,8 +339,9 @@ class CorefElmo(Model):
         output["name"] = [m.get("name", "") for m in metadata]
         return output
 
-    def _pair_scores(self, top_embeddings: torch.Tensor, antecedent_indices: torch.Tensor,
-                     pair_features: torch.Tensor) -> torch.Tensor:
+    def _pair_scores(
+        self, top_embeddings: torch.Tensor, antecedent_indices: torch.Tensor, pair_features: torch.Tensor
+    ) -> torch.Tensor:
         """FFNN([g_i, g_j, g_i * g_j, phi(i, j)]) for every span and antecedent, (batch, kept, K).
 
         The pair tensor is the model's largest (kept x K x ~4,600 floats); it is built for
@@ -323,19 +352,30 @@ class CorefElmo(Model):
         pieces = []
         for first in range(0, kept, self.pair_chunk_size):
             last = min(first + self.pair_chunk_size, kept)
-            arguments = (top_embeddings, top_embeddings[:, first:last], antecedent_indices[0, first:last],
-                         pair_features[:, first:last])
+            arguments = (
+                top_embeddings,
+                top_embeddings[:, first:last],
+                antecedent_indices[0, first:last],
+                pair_features[:, first:last],
+            )
             if torch.is_grad_enabled():
                 pieces.append(checkpoint(self._score_pair_chunk, *arguments, use_reentrant=False))
             else:
                 pieces.append(self._score_pair_chunk(*arguments))
         return torch.cat(pieces, dim=1)
 
-    def _score_pair_chunk(self, top_embeddings: torch.Tensor, span_embeddings: torch.Tensor,
-                          antecedent_indices: torch.Tensor, pair_features: torch.Tensor) -> torch.Tensor:
+    def _score_pair_chunk(
+        self,
+        top_embeddings: torch.Tensor,
+        span_embeddings: torch.Tensor,
+        antecedent_indices: torch.Tensor,
+        pair_features: torch.Tensor,
+    ) -> torch.Tensor:
         antecedent_embeddings = util.flattened_index_select(top_embeddings, antecedent_indices)
         span_expanded = span_embeddings.unsqueeze(2).expand_as(antecedent_embeddings)
-        pairs = torch.cat([span_expanded, antecedent_embeddings, span_expanded * antecedent_embeddings, pair_features], -1)
+        pairs = torch.cat(
+            [span_expanded, antecedent_embeddings, span_expanded * antecedent_embeddings, pair_features], -1
+        )
         return self.antecedent_scorer(self.antecedent_feedforward(pairs)).squeeze(-1)
 
     def _pair_features(
@@ -350,8 +390,12 @@ class CorefElmo(Model):
         batch, kept, num_antecedents = antecedent_indices.shape
         distance = self.distance_embedding(util.bucket_values(offsets, num_total_buckets=NUM_DISTANCE_BUCKETS))
         distance = distance.view(1, 1, num_antecedents, -1).expand(batch, kept, -1, -1)
-        span_speakers = util.batched_index_select(speaker_ids.clamp(min=0).unsqueeze(-1), top_spans[:, :, 0]).squeeze(-1)
-        antecedent_speakers = util.flattened_index_select(span_speakers.unsqueeze(-1), antecedent_indices[0]).squeeze(-1)
+        span_speakers = util.batched_index_select(speaker_ids.clamp(min=0).unsqueeze(-1), top_spans[:, :, 0]).squeeze(
+            -1
+        )
+        antecedent_speakers = util.flattened_index_select(span_speakers.unsqueeze(-1), antecedent_indices[0]).squeeze(
+            -1
+        )
         same_speaker = self.speaker_embedding((span_speakers.unsqueeze(-1) == antecedent_speakers).long())
         genre_ids = torch.tensor(
             [self.genres.index(m["genre"]) if m.get("genre") in self.genres else len(self.genres) for m in metadata],
@@ -361,8 +405,9 @@ class CorefElmo(Model):
         return torch.cat([distance, same_speaker, genre], dim=-1)
 
     @staticmethod
-    def _clusters(top_spans: torch.Tensor, antecedent_indices: torch.Tensor, predicted: torch.Tensor,
-                  keep: int) -> List[List[Tuple[int, int]]]:
+    def _clusters(
+        top_spans: torch.Tensor, antecedent_indices: torch.Tensor, predicted: torch.Tensor, keep: int
+    ) -> List[List[Tuple[int, int]]]:
         """Clusters from each kept span's best antecedent, following links back to the first mention."""
         spans = [tuple(span) for span in top_spans.tolist()]
         predicted_list = predicted.tolist()
@@ -384,7 +429,7 @@ class CorefElmo(Model):
     def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
         """``clusters`` stay token spans; adds ``cluster_strings`` (the words of every mention)."""
         output_dict["cluster_strings"] = [
-            [[" ".join(tokens[start:end + 1]) for start, end in cluster] for cluster in clusters]
+            [[" ".join(tokens[start : end + 1]) for start, end in cluster] for cluster in clusters]
             for tokens, clusters in zip(output_dict["document"], output_dict["clusters"])
         ]
         return output_dict

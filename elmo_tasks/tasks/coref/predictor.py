@@ -9,6 +9,7 @@ after them). Optional keys: ``"genre"`` (an OntoNotes genre such as ``nw`` or ``
 With ``--use-dataset-reader`` the input is a CoNLL-2012 file instead; each output line also has
 the document's ``name``.
 """
+
 from typing import Any, Dict, List
 
 from allennlp.common.checks import ConfigurationError
@@ -70,8 +71,9 @@ class CorefPredictor(Predictor):
         instances = self._batch_json_to_instances(inputs)
         outputs = self._model.forward_on_instances(instances)
         return [
-            sanitize({"document": output["document"], "sentences": instance["metadata"]["sentences"],
-                      **self._answer(output)})
+            sanitize(
+                {"document": output["document"], "sentences": instance["metadata"]["sentences"], **self._answer(output)}
+            )
             for instance, output in zip(instances, outputs)
         ]
 

@@ -19,6 +19,7 @@ each piece. Lee et al. (2017) instead cropped a random window of 50 sentences ea
 fixed cut keeps instances cacheable across epochs. Use it for training only (the configs'
 ``validation_dataset_reader`` has no ``max_sentences``): evaluation needs whole documents.
 """
+
 import logging
 import math
 import zlib
@@ -85,14 +86,16 @@ def cut_document(document: ConllDocument, max_sentences: int) -> Tuple[List[Conl
             lost += sum(1 for s, e in cluster if (s < begin <= e) or (s < end <= e))
             if inside:
                 clusters.append(inside)
-        result.append(ConllDocument(
-            name=f"{document.name} [sentences {first}-{last - 1}, piece {number + 1}/{pieces}]",
-            begin_line=document.begin_line,
-            sentences=document.sentences[first:last],
-            speakers=document.speakers[first:last],
-            clusters=clusters,
-            token_lines=document.token_lines[begin:end],
-        ))
+        result.append(
+            ConllDocument(
+                name=f"{document.name} [sentences {first}-{last - 1}, piece {number + 1}/{pieces}]",
+                begin_line=document.begin_line,
+                sentences=document.sentences[first:last],
+                speakers=document.speakers[first:last],
+                clusters=clusters,
+                token_lines=document.token_lines[begin:end],
+            )
+        )
     return result, lost
 
 
@@ -154,7 +157,7 @@ class Conll2012CorefReader(DatasetReader):
                 other_side += 1
                 continue
             documents += 1
-            parts, lost = (cut_document(document, self.max_sentences) if self.max_sentences else ([document], 0))
+            parts, lost = cut_document(document, self.max_sentences) if self.max_sentences else ([document], 0)
             lost_at_cuts += lost
             for part in parts:
                 pieces += 1
@@ -166,7 +169,14 @@ class Conll2012CorefReader(DatasetReader):
         logger.info(
             "CoNLL-2012 %s%s: %d documents -> %d instances; %d gold mentions, %d of them not candidate spans "
             "(wider than %d tokens or across sentences); %d mentions lost at cuts of long documents",
-            path, side, documents, pieces, mentions, unreachable, self.max_span_width, lost_at_cuts,
+            path,
+            side,
+            documents,
+            pieces,
+            mentions,
+            unreachable,
+            self.max_span_width,
+            lost_at_cuts,
         )
 
     def text_to_instance(  # type: ignore[override]
@@ -193,7 +203,10 @@ class Conll2012CorefReader(DatasetReader):
             "speaker_ids": TensorField(torch.tensor(speaker_ids, dtype=torch.long), padding_value=-1),
         }
         metadata = {
-            "name": name, "genre": genre, "sentences": sentences, "speakers": speakers,
+            "name": name,
+            "genre": genre,
+            "sentences": sentences,
+            "speakers": speakers,
             "num_candidate_spans": len(spans),
         }
         if gold_clusters is not None:

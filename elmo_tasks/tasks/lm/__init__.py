@@ -1,4 +1,5 @@
 """Training an ELMo biLM from raw text: reader, model, softmax and the export callback."""
+
 from elmo_tasks.tasks.lm.export import ExportBilmCallback, export_model
 from elmo_tasks.tasks.lm.model import BilmLanguageModel
 from elmo_tasks.tasks.lm.reader import BilmRawTextReader

@@ -3,6 +3,7 @@
 The ``allennlp export-bilm`` command that does the same for an archive lives in
 ``elmo_tasks/commands/export_bilm.py``.
 """
+
 import logging
 import os
 from typing import Any, Dict, Optional
@@ -41,8 +42,14 @@ class ExportBilmCallback(TrainerCallback):
         self.directory = os.path.join(serialization_dir, subdirectory)
         self.dtype = dtype
 
-    def on_end(self, trainer, metrics: Optional[Dict[str, Any]] = None, epoch: Optional[int] = None,
-               is_primary: bool = True, **kwargs) -> None:
+    def on_end(
+        self,
+        trainer,
+        metrics: Optional[Dict[str, Any]] = None,
+        epoch: Optional[int] = None,
+        is_primary: bool = True,
+        **kwargs,
+    ) -> None:
         if not is_primary:
             return
         if metrics is None:  # training raised: nothing finished to export

@@ -3,6 +3,7 @@
 The network is :class:`elmo_tasks.bilm.BiLM`, the very module the ``fast_elmo`` token
 embedder runs, so what is trained here exports to the original hdf5 and loads back unchanged.
 """
+
 import logging
 from typing import Any, Dict, Optional
 
@@ -14,9 +15,9 @@ from allennlp.nn import util
 
 from elmo_tasks.bilm import BiLM, BilmOptions, load_weights
 from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN, add_sentence_boundaries
-from elmo_tasks.tasks.lm.reader import LM_TARGET_NAMESPACE
 from elmo_tasks.tasks.lm.perplexity import PerplexityTracker
 from elmo_tasks.tasks.lm.pretrained import load_softmax, options_differences, resolve_pretrained
+from elmo_tasks.tasks.lm.reader import LM_TARGET_NAMESPACE
 from elmo_tasks.tasks.lm.softmax import LmSoftmax
 
 logger = logging.getLogger(__name__)
@@ -60,8 +61,13 @@ class BilmLanguageModel(Model):
                     f"the vocabulary namespace {target_namespace!r} lacks {token}; build it from "
                     "instances of the 'bilm_raw_text' reader (its targets carry <S> and </S>)"
                 )
-        self.softmax = LmSoftmax(vocab_size, self.bilm_options.projection_dim, num_samples, sampler,
-                                 padding_index=0 if vocab.is_padded(target_namespace) else None)
+        self.softmax = LmSoftmax(
+            vocab_size,
+            self.bilm_options.projection_dim,
+            num_samples,
+            sampler,
+            padding_index=0 if vocab.is_padded(target_namespace) else None,
+        )
         self._trackers = {"sampled": PerplexityTracker("sampled"), "exact": PerplexityTracker("exact")}
         if pretrained_file:
             self._load_pretrained(pretrained_file, options_file)
@@ -124,7 +130,8 @@ def _resolve_options(options: Optional[Dict[str, Any]], options_file: Optional[s
         differences = options_differences(inline, from_file)
         if differences:
             raise ConfigurationError(
-                f"the model's `options` disagree with {options_file}: " + "; ".join(differences)
+                f"the model's `options` disagree with {options_file}: "
+                + "; ".join(differences)
                 + ". Drop `options` to use the file's sizes, or give the options.json that matches the weights."
             )
     return from_file

@@ -1,4 +1,5 @@
 """Running forward/backward perplexity, labelled by how it was computed, plus throughput."""
+
 import math
 import time
 from typing import Dict, Optional

@@ -4,6 +4,7 @@ The original format has no softmax; we add ``softmax.npz`` (weights, bias and th
 each row) and an AllenNLP ``vocabulary/`` folder beside it so a fine-tuning run can reuse the
 softmax, and so a vocabulary that does not match is caught with a clear message.
 """
+
 import logging
 import os
 from typing import List, Optional, Tuple
@@ -40,8 +41,10 @@ def resolve_pretrained(path: str) -> Tuple[str, Optional[str]]:
     if os.path.isdir(path):
         weights = os.path.join(path, WEIGHTS_FILE)
         if not os.path.isfile(weights):
-            raise ConfigurationError(f"pretrained_file {path} is a directory without {WEIGHTS_FILE}; "
-                                     "give an hdf5 weight file or a directory written by `allennlp export-bilm`")
+            raise ConfigurationError(
+                f"pretrained_file {path} is a directory without {WEIGHTS_FILE}; "
+                "give an hdf5 weight file or a directory written by `allennlp export-bilm`"
+            )
         softmax = os.path.join(path, SOFTMAX_FILE)
         return weights, softmax if os.path.isfile(softmax) else None
     if not os.path.isfile(path):
@@ -56,7 +59,9 @@ def load_softmax(path: str, our_tokens: List[str], dim: int) -> Tuple[torch.Tens
     if weight.shape[1] != dim:
         raise ConfigurationError(f"{path}: softmax width {weight.shape[1]} != projection_dim {dim}")
     if tokens != our_tokens:
-        first = next((i for i, (x, y) in enumerate(zip(tokens, our_tokens)) if x != y), min(len(tokens), len(our_tokens)))
+        first = next(
+            (i for i, (x, y) in enumerate(zip(tokens, our_tokens)) if x != y), min(len(tokens), len(our_tokens))
+        )
         theirs = tokens[first] if first < len(tokens) else "<end>"
         ours = our_tokens[first] if first < len(our_tokens) else "<end>"
         folder = os.path.join(os.path.dirname(path), VOCABULARY_DIR)
@@ -69,18 +74,26 @@ def load_softmax(path: str, our_tokens: List[str], dim: int) -> Tuple[torch.Tens
     return torch.from_numpy(weight).float(), torch.from_numpy(bias).float()
 
 
-def export_language_model(bilm: BiLM, directory: str, dtype: str = "float32",
-                          softmax: Optional[torch.nn.Module] = None,
-                          vocab: Optional[Vocabulary] = None, namespace: str = "lm_targets") -> str:
+def export_language_model(
+    bilm: BiLM,
+    directory: str,
+    dtype: str = "float32",
+    softmax: Optional[torch.nn.Module] = None,
+    vocab: Optional[Vocabulary] = None,
+    namespace: str = "lm_targets",
+) -> str:
     """Write ``options.json`` + ``weights.hdf5`` (original layout) and, for a language model,
     ``softmax.npz`` + ``vocabulary/``. Returns ``directory``."""
     export_bilm(bilm, directory, dtype=dtype)
     if softmax is not None and vocab is not None:
         index_to_token = vocab.get_index_to_token_vocabulary(namespace)
         tokens = np.array([index_to_token[i] for i in range(len(index_to_token))])
-        np.savez(os.path.join(directory, SOFTMAX_FILE),
-                 weight=softmax.weight.detach().float().cpu().numpy().astype(dtype),
-                 bias=softmax.bias.detach().float().cpu().numpy().astype(dtype), tokens=tokens)
+        np.savez(
+            os.path.join(directory, SOFTMAX_FILE),
+            weight=softmax.weight.detach().float().cpu().numpy().astype(dtype),
+            bias=softmax.bias.detach().float().cpu().numpy().astype(dtype),
+            tokens=tokens,
+        )
         vocab.save_to_files(os.path.join(directory, VOCABULARY_DIR))
     logger.info("exported the biLM (%s) to %s", dtype, directory)
     return directory

@@ -1,4 +1,5 @@
 """Raw text -> biLM training instances: character ids for the input, word ids as targets."""
+
 import logging
 import re
 from typing import Dict, Iterable, Iterator, List, Optional
@@ -66,7 +67,9 @@ class BilmRawTextReader(DatasetReader):
             try:
                 "".encode(fallback_encoding)
             except LookupError:
-                raise ConfigurationError(f"fallback_encoding {fallback_encoding!r} is not a codec Python knows") from None
+                raise ConfigurationError(
+                    f"fallback_encoding {fallback_encoding!r} is not a codec Python knows"
+                ) from None
         self.fallback_encoding = fallback_encoding
         self.target_indexers = {"lm": SingleIdTokenIndexer(namespace=target_namespace)}
 
@@ -86,13 +89,17 @@ class BilmRawTextReader(DatasetReader):
         stats.log(files)
         logger.info(
             "%d sentences, %d tokens; %d over max_sentence_length=%d were cut into pieces",
-            counts["sentences"], counts["tokens"], counts["split"], self.max_sentence_length,
+            counts["sentences"],
+            counts["tokens"],
+            counts["split"],
+            self.max_sentence_length,
         )
 
     def _sentences(self, files: List[str], stats: LineStats, counts: Dict[str, int]) -> Iterator[List[Token]]:
         for path in files:
-            lines = decoded_lines(path, stats, self.drop_wikiextractor_markup, self.unescape_html,
-                                  self.fallback_encoding)
+            lines = decoded_lines(
+                path, stats, self.drop_wikiextractor_markup, self.unescape_html, self.fallback_encoding
+            )
             for text in self._units(lines):
                 tokens = [t for t in self.tokenizer.tokenize(text) if t.text.strip()]
                 pieces = _split_sentences(tokens) if self.text_format == "running" else [tokens]
@@ -102,7 +109,7 @@ class BilmRawTextReader(DatasetReader):
                     if len(sentence) > self.max_sentence_length:
                         counts["split"] += 1
                     for start in range(0, len(sentence), self.max_sentence_length):
-                        chunk = sentence[start: start + self.max_sentence_length]
+                        chunk = sentence[start : start + self.max_sentence_length]
                         counts["sentences"] += 1
                         counts["tokens"] += len(chunk)
                         yield chunk

@@ -7,6 +7,7 @@ without its padding row), but from the exported files and several times faster: 
 sorted by length so batches carry little padding, character ids of each distinct word are built
 once, and the softmax normaliser is a ``logsumexp`` over large row blocks (no log-softmax matrix).
 """
+
 import logging
 import math
 import os
@@ -53,8 +54,10 @@ class PerplexityResult:
         return math.exp(0.5 * (self.forward_nll + self.backward_nll) / self.tokens)
 
     def line(self) -> str:
-        return (f"perplexity forward {self.forward:.3f} backward {self.backward:.3f} "
-                f"mean {self.mean:.3f} tokens {self.tokens}")
+        return (
+            f"perplexity forward {self.forward:.3f} backward {self.backward:.3f} "
+            f"mean {self.mean:.3f} tokens {self.tokens}"
+        )
 
 
 def read_vocabulary(path: str, namespace: str = TARGET_NAMESPACE) -> List[str]:
@@ -65,8 +68,10 @@ def read_vocabulary(path: str, namespace: str = TARGET_NAMESPACE) -> List[str]:
     if os.path.isdir(path):
         path = os.path.join(path, f"{namespace}.txt")
     if not os.path.isfile(path):
-        raise ScoringError(f"vocabulary file not found: {path} (pass the vocabulary/ folder written beside "
-                           f"{SOFTMAX_FILE} by `allennlp export-bilm`, or its {namespace}.txt)")
+        raise ScoringError(
+            f"vocabulary file not found: {path} (pass the vocabulary/ folder written beside "
+            f"{SOFTMAX_FILE} by `allennlp export-bilm`, or its {namespace}.txt)"
+        )
     with open(path, encoding="utf-8") as handle:
         lines = handle.read().split("\n")
     if lines and lines[-1] == "":
@@ -80,33 +85,40 @@ class ExportedLanguageModel:
     def __init__(self, options_file: str, weight_file: str, softmax_file: str, vocab_file: str) -> None:
         self.bilm: BiLM = load_bilm(options_file, weight_file).eval()
         if not os.path.isfile(softmax_file):
-            raise ScoringError(f"softmax file not found: {softmax_file} (the {SOFTMAX_FILE} that "
-                               "`allennlp export-bilm` writes beside weights.hdf5 for a language model)")
+            raise ScoringError(
+                f"softmax file not found: {softmax_file} (the {SOFTMAX_FILE} that "
+                "`allennlp export-bilm` writes beside weights.hdf5 for a language model)"
+            )
         try:
             with np.load(softmax_file) as data:
                 weight, bias = data["weight"], data["bias"]
                 softmax_tokens = [str(t) for t in data["tokens"]] if "tokens" in data else None
         except (OSError, ValueError, KeyError) as err:
-            raise ScoringError(f"{softmax_file} is not a softmax written by `allennlp export-bilm` "
-                               f"(arrays 'weight', 'bias', 'tokens' expected): {err}") from None
+            raise ScoringError(
+                f"{softmax_file} is not a softmax written by `allennlp export-bilm` "
+                f"(arrays 'weight', 'bias', 'tokens' expected): {err}"
+            ) from None
         dim = self.bilm.options.projection_dim
         if weight.ndim != 2 or weight.shape[1] != dim:
             raise ScoringError(
                 f"{softmax_file}: softmax weight has shape {tuple(weight.shape)}, but the biLM in {options_file} "
                 f"has projection_dim {dim}, so rows of width {dim} are expected: this softmax belongs to "
-                "another biLM; pass the softmax.npz exported together with these weights")
+                "another biLM; pass the softmax.npz exported together with these weights"
+            )
         if bias.shape != (weight.shape[0],):
             raise ScoringError(f"{softmax_file}: bias has shape {tuple(bias.shape)}, expected ({weight.shape[0]},)")
         tokens = read_vocabulary(vocab_file)
         if len(tokens) != weight.shape[0]:
             raise ScoringError(
                 f"the vocabulary {vocab_file} has {len(tokens)} entries (padding included) but the softmax "
-                f"{softmax_file} has {weight.shape[0]} rows: pass the vocabulary exported with this softmax")
+                f"{softmax_file} has {weight.shape[0]} rows: pass the vocabulary exported with this softmax"
+            )
         if softmax_tokens is not None and softmax_tokens != tokens:
             first = next(i for i, (a, b) in enumerate(zip(softmax_tokens, tokens)) if a != b)
             raise ScoringError(
                 f"the vocabulary {vocab_file} differs from the tokens stored in {softmax_file} at row {first} "
-                f"({tokens[first]!r} vs {softmax_tokens[first]!r}): pass the vocabulary exported with this softmax")
+                f"({tokens[first]!r} vs {softmax_tokens[first]!r}): pass the vocabulary exported with this softmax"
+            )
         for needed in (BOS_TOKEN, EOS_TOKEN, UNKNOWN_TOKEN):
             if needed not in tokens:
                 raise ScoringError(f"the vocabulary {vocab_file} lacks {needed}; it is not a biLM softmax vocabulary")
@@ -139,12 +151,14 @@ class ExportedLanguageModel:
         """``(batch, width)`` softmax rows of ``<S> words </S>`` (unknown words -> the unknown row)."""
         targets = np.zeros((len(sentences), width), dtype=np.int64)
         for row, sentence in enumerate(sentences):
-            targets[row, : len(sentence) + 2] = [self.index.get(w, self.unknown_index)
-                                                 for w in (BOS_TOKEN, *sentence, EOS_TOKEN)]
+            targets[row, : len(sentence) + 2] = [
+                self.index.get(w, self.unknown_index) for w in (BOS_TOKEN, *sentence, EOS_TOKEN)
+            ]
         return torch.from_numpy(targets)
 
-    def nll(self, hidden: torch.Tensor, targets: torch.Tensor, rows_per_block: int = 256,
-            words_per_block: int = 4096) -> torch.Tensor:
+    def nll(
+        self, hidden: torch.Tensor, targets: torch.Tensor, rows_per_block: int = 256, words_per_block: int = 4096
+    ) -> torch.Tensor:
         """Exact NLL of each softmax row ``targets`` (with padding) given ``hidden`` ``(n, dim)``.
 
         The normaliser is computed over blocks of rows and vocabulary small enough to stay in the
@@ -154,13 +168,16 @@ class ExportedLanguageModel:
         out = hidden.new_empty(hidden.shape[0])
         vocab = self.weight_t.shape[1]
         for start in range(0, hidden.shape[0], rows_per_block):
-            h, r = hidden[start: start + rows_per_block], rows[start: start + rows_per_block]
-            partial = [torch.logsumexp(torch.addmm(self.bias[v: v + words_per_block], h,
-                                                   self.weight_t[:, v: v + words_per_block]), dim=1)
-                       for v in range(0, vocab, words_per_block)]
+            h, r = hidden[start : start + rows_per_block], rows[start : start + rows_per_block]
+            partial = [
+                torch.logsumexp(
+                    torch.addmm(self.bias[v : v + words_per_block], h, self.weight_t[:, v : v + words_per_block]), dim=1
+                )
+                for v in range(0, vocab, words_per_block)
+            ]
             log_normaliser = torch.logsumexp(torch.stack(partial, dim=1), dim=1)
             target_logit = (h * self.weight[r]).sum(1) + self.bias[r]
-            out[start: start + rows_per_block] = log_normaliser - target_logit
+            out[start : start + rows_per_block] = log_normaliser - target_logit
         return out
 
     @torch.no_grad()
@@ -175,11 +192,16 @@ class ExportedLanguageModel:
         forward = self.nll(top[:, :-1, :p][valid], targets[:, 1:][valid])
         backward = self.nll(top[:, 1:, p:][valid], targets[:, :-1][valid])
         unknown = int((targets[:, 1:-1][mask[:, 2:]] == self.unknown_index).sum())
-        return {"forward": float(forward.double().sum()), "backward": float(backward.double().sum()),
-                "tokens": int(valid.sum()), "unknown": unknown}
+        return {
+            "forward": float(forward.double().sum()),
+            "backward": float(backward.double().sum()),
+            "tokens": int(valid.sum()),
+            "unknown": unknown,
+        }
 
-    def score(self, sentences: Iterable[Sequence[str]], batch_size: int = 64,
-              progress: Optional[object] = None) -> PerplexityResult:
+    def score(
+        self, sentences: Iterable[Sequence[str]], batch_size: int = 64, progress: Optional[object] = None
+    ) -> PerplexityResult:
         """Score every sentence (stateless, so batching and order do not change the result)."""
         result = PerplexityResult(0.0, 0.0, 0, 0, 0)
         for batch in _length_sorted_batches(sentences, batch_size):
@@ -196,8 +218,9 @@ class ExportedLanguageModel:
         return result
 
 
-def _length_sorted_batches(sentences: Iterable[Sequence[str]], batch_size: int,
-                           chunk_batches: int = 32) -> Iterator[List[Sequence[str]]]:
+def _length_sorted_batches(
+    sentences: Iterable[Sequence[str]], batch_size: int, chunk_batches: int = 32
+) -> Iterator[List[Sequence[str]]]:
     """Batches of similar length from consecutive chunks (memory stays bounded by the chunk)."""
     chunk: List[Sequence[str]] = []
     for sentence in sentences:
@@ -212,4 +235,4 @@ def _length_sorted_batches(sentences: Iterable[Sequence[str]], batch_size: int,
 def _split_sorted(chunk: List[Sequence[str]], batch_size: int) -> Iterator[List[Sequence[str]]]:
     chunk.sort(key=len)
     for start in range(0, len(chunk), batch_size):
-        yield chunk[start: start + batch_size]
+        yield chunk[start : start + batch_size]

@@ -6,9 +6,11 @@ candidate's logit, the true class's included, is corrected by ``-log(expected co
 -log(num_samples * q(class))``; sampled classes equal to the true class ("accidental hits")
 are removed. Its gradients approach the full softmax's, but its loss VALUE is not the exact
 NLL (with many samples it sits near ``exact + log(expected count of the target)``), which is
-why perplexities are labelled ``sampled`` or ``exact`` and only exact ones are comparable. The log-uniform (Zipf) proposal suits a vocabulary sorted by frequency,
+why perplexities are labelled ``sampled`` or ``exact`` and only exact ones are comparable.
+The log-uniform (Zipf) proposal suits a vocabulary sorted by frequency,
 which AllenNLP's vocabulary is (after padding and unknown).
 """
+
 import math
 from typing import Optional
 
@@ -23,8 +25,14 @@ SAMPLERS = ("log_uniform", "uniform")
 class LmSoftmax(nn.Module):
     """Weights ``(vocab, dim)`` and bias ``(vocab,)``; class ``padding_index`` is never predicted."""
 
-    def __init__(self, vocab_size: int, dim: int, num_samples: int = 8192,
-                 sampler: str = "log_uniform", padding_index: Optional[int] = 0) -> None:
+    def __init__(
+        self,
+        vocab_size: int,
+        dim: int,
+        num_samples: int = 8192,
+        sampler: str = "log_uniform",
+        padding_index: Optional[int] = 0,
+    ) -> None:
         super().__init__()
         if sampler not in SAMPLERS:
             raise ConfigurationError(f"the softmax sampler must be one of {SAMPLERS}, got {sampler!r}")
@@ -57,18 +65,19 @@ class LmSoftmax(nn.Module):
         """Negative log-likelihood of each ``targets`` ``(n,)`` under the full softmax of ``hidden`` ``(n, dim)``."""
         losses = []
         for start in range(0, hidden.shape[0], chunk):
-            logits = F.linear(hidden[start: start + chunk], self.weight, self.bias)
+            logits = F.linear(hidden[start : start + chunk], self.weight, self.bias)
             if self.padding_index is not None:
                 logits[:, self.padding_index] = float("-inf")
-            losses.append(F.cross_entropy(logits, targets[start: start + chunk], reduction="none"))
+            losses.append(F.cross_entropy(logits, targets[start : start + chunk], reduction="none"))
         return torch.cat(losses) if losses else hidden.new_zeros(0)
 
     def sample(self) -> torch.Tensor:
         """``num_samples`` class ids drawn from q, with replacement."""
         return torch.multinomial(self._log_q.exp(), self.num_samples, replacement=True)
 
-    def sampled_nll(self, hidden: torch.Tensor, targets: torch.Tensor,
-                    samples: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def sampled_nll(
+        self, hidden: torch.Tensor, targets: torch.Tensor, samples: Optional[torch.Tensor] = None
+    ) -> torch.Tensor:
         """The sampled-softmax estimate of each target's NLL (one shared sample set per call).
 
         A class drawn ``n`` times adds ``n * exp(logit)`` to the normaliser, so each distinct

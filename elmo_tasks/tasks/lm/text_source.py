@@ -3,6 +3,7 @@
 Kept apart from the dataset reader so the checks (empty file, binary file, bad encoding) are
 plain functions that are easy to test and reuse.
 """
+
 import glob
 import html
 import logging
@@ -40,7 +41,9 @@ def expand_data_path(data_path: str) -> List[str]:
         else:
             found = sorted(f for f in glob.glob(part, recursive=True) if os.path.isfile(f))
             if not found:
-                raise RawTextError(f"no file matches {part!r} (a file, a directory of *.txt files or a glob is expected)")
+                raise RawTextError(
+                    f"no file matches {part!r} (a file, a directory of *.txt files or a glob is expected)"
+                )
         files.extend(found)
     if not files:
         raise RawTextError(f"data path {data_path!r} names no files")
@@ -62,12 +65,21 @@ class LineStats:
         logger.info(
             "read %d lines from %d file(s): %d blank, %d WikiExtractor markup/title lines dropped, "
             "%d not UTF-8 and decoded with the fallback encoding",
-            self.lines, len(files), self.blank, self.markup, self.fallback_decoded,
+            self.lines,
+            len(files),
+            self.blank,
+            self.markup,
+            self.fallback_decoded,
         )
 
 
-def decoded_lines(path: str, stats: LineStats, drop_wikiextractor_markup: bool = False,
-                  unescape_html: bool = False, fallback_encoding: Optional[str] = None) -> Iterator[str]:
+def decoded_lines(
+    path: str,
+    stats: LineStats,
+    drop_wikiextractor_markup: bool = False,
+    unescape_html: bool = False,
+    fallback_encoding: Optional[str] = None,
+) -> Iterator[str]:
     """Yield the text lines of ``path`` (``\\r\\n`` handled), stripped; blank lines as ``""``.
 
     Raises :class:`RawTextError` naming the file and line for NUL bytes, for a file without any
@@ -96,7 +108,7 @@ def decoded_lines(path: str, stats: LineStats, drop_wikiextractor_markup: bool =
                     raise RawTextError(
                         f"{path}, line {number}: not valid UTF-8 ({err.reason} at byte {err.start} of the line). "
                         "Convert the file to UTF-8 first (e.g. `iconv -f latin1 -t utf-8`), remove it if "
-                        "it is not text, or set the reader's fallback_encoding (e.g. \"cp1252\")."
+                        'it is not text, or set the reader\'s fallback_encoding (e.g. "cp1252").'
                     ) from None
             stats.lines += 1
             file_lines = number

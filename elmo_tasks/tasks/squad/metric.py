@@ -10,6 +10,7 @@ for equality with the official numbers: punctuation is ``string.punctuation`` on
 and dashes stay), an empty normalised answer has F1 0 even against an empty gold answer, and
 exact match and F1 are maximised over the gold answers separately.
 """
+
 import re
 import string
 from collections import Counter
@@ -49,8 +50,10 @@ def best_over_gold(prediction: str, gold_answers: Sequence[str]) -> Tuple[float,
     """(exact match, F1) of one prediction, each the maximum over the gold answers."""
     if not gold_answers:
         raise ValueError("a SQuAD question needs at least one gold answer to be scored")
-    return (max(exact_match_score(prediction, gold) for gold in gold_answers),
-            max(f1_score(prediction, gold) for gold in gold_answers))
+    return (
+        max(exact_match_score(prediction, gold) for gold in gold_answers),
+        max(f1_score(prediction, gold) for gold in gold_answers),
+    )
 
 
 def score_predictions(

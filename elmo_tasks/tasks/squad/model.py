@@ -31,6 +31,7 @@ Outputs: ``span_start_logits``, ``span_start_probs``, ``span_end_logits``, ``spa
 ``best_span_str`` (the passage text between the span's character offsets), ``question_id`` and
 ``answer_offsets`` (character start, end-exclusive, in the passage).
 """
+
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
@@ -101,20 +102,30 @@ class BidafSelfAttention(Model):
         self.max_span_length = max_span_length
         self._elmo = elmo_at_output_embedder(text_field_embedder, "bidaf_self_attention") if elmo_at_output else None
 
-        check_dimensions_match(text_field_embedder.get_output_dim(), phrase_layer.get_input_dim(),
-                               "text field embedding dim", "phrase_layer input dim")
+        check_dimensions_match(
+            text_field_embedder.get_output_dim(),
+            phrase_layer.get_input_dim(),
+            "text field embedding dim",
+            "phrase_layer input dim",
+        )
         encoded_dim = phrase_layer.get_output_dim() + (self._elmo.get_output_dim() if self._elmo else 0)
         self.bi_attention = LinearMatrixAttention(encoded_dim, encoded_dim, "x,y,x*y")
         self.attention_projection = torch.nn.Linear(4 * encoded_dim, attention_dim)
-        check_dimensions_match(attention_dim, residual_encoder.get_input_dim(),
-                               "attention_dim", "residual_encoder input dim")
+        check_dimensions_match(
+            attention_dim, residual_encoder.get_input_dim(), "attention_dim", "residual_encoder input dim"
+        )
         residual_dim = residual_encoder.get_output_dim()
         self.self_attention = LinearMatrixAttention(residual_dim, residual_dim, "x,y,x*y")
         self.self_attention_projection = torch.nn.Linear(3 * residual_dim, attention_dim)
-        check_dimensions_match(attention_dim, span_start_encoder.get_input_dim(),
-                               "attention_dim", "span_start_encoder input dim")
-        check_dimensions_match(attention_dim + span_start_encoder.get_output_dim(), span_end_encoder.get_input_dim(),
-                               "attention_dim + span_start_encoder output dim", "span_end_encoder input dim")
+        check_dimensions_match(
+            attention_dim, span_start_encoder.get_input_dim(), "attention_dim", "span_start_encoder input dim"
+        )
+        check_dimensions_match(
+            attention_dim + span_start_encoder.get_output_dim(),
+            span_end_encoder.get_input_dim(),
+            "attention_dim + span_start_encoder output dim",
+            "span_end_encoder input dim",
+        )
         # No bias: a constant added to every position's logit cannot change a softmax over positions.
         self.span_start_predictor = torch.nn.Linear(span_start_encoder.get_output_dim(), 1, bias=False)
         self.span_end_predictor = torch.nn.Linear(span_end_encoder.get_output_dim(), 1, bias=False)
@@ -193,12 +204,21 @@ class BidafSelfAttention(Model):
         similarity = self.bi_attention(dropped_passage, dropped_question)  # (batch, P, Q)
         passage_to_question = masked_softmax(similarity, question_mask.unsqueeze(1))
         attended_question = weighted_sum(encoded_question, passage_to_question)  # (batch, P, D)
-        masked_similarity = replace_masked_values(similarity, question_mask.unsqueeze(1), min_value_of_dtype(similarity.dtype))
+        masked_similarity = replace_masked_values(
+            similarity, question_mask.unsqueeze(1), min_value_of_dtype(similarity.dtype)
+        )
         question_to_passage = masked_softmax(masked_similarity.max(dim=-1).values, passage_mask)
         attended_passage = weighted_sum(encoded_passage, question_to_passage)  # (batch, D)
         attended_passage = attended_passage.unsqueeze(1).expand_as(attended_question)
-        merged = torch.cat([encoded_passage, attended_question, encoded_passage * attended_question,
-                            attended_passage * attended_question], dim=-1)
+        merged = torch.cat(
+            [
+                encoded_passage,
+                attended_question,
+                encoded_passage * attended_question,
+                attended_passage * attended_question,
+            ],
+            dim=-1,
+        )
         attended = torch.relu(self.attention_projection(merged))
 
         # Self-attention with a residual connection.
@@ -236,8 +256,10 @@ class BidafSelfAttention(Model):
         if span_start is not None and span_end is not None:
             start_target = span_start.view(-1).long()
             end_target = span_end.view(-1).long()
-            output["loss"] = -(start_log_probs.gather(1, start_target.unsqueeze(1)).mean()
-                               + end_log_probs.gather(1, end_target.unsqueeze(1)).mean())
+            output["loss"] = -(
+                start_log_probs.gather(1, start_target.unsqueeze(1)).mean()
+                + end_log_probs.gather(1, end_target.unsqueeze(1)).mean()
+            )
         if metadata is not None:
             answers, offsets = span_texts(best_span.tolist(), metadata)
             output["best_span_str"] = answers
@@ -307,5 +329,6 @@ def distinct_rows(text: TextFieldTensors) -> Tuple[List[int], List[int]]:
 
 
 def select_rows(text: TextFieldTensors, index: torch.Tensor) -> TextFieldTensors:
-    return {name: {key: tensor.index_select(0, index) for key, tensor in indexer.items()}
-            for name, indexer in text.items()}
+    return {
+        name: {key: tensor.index_select(0, index) for key, tensor in indexer.items()} for name, indexer in text.items()
+    }

@@ -7,6 +7,7 @@ With ``--use-dataset-reader`` the input is a SQuAD v1.1 json file (a ``#fold=K/N
 works) and each output line also has the ``question_id``; ``allennlp squad-predict`` writes the
 official ``{question_id: answer}`` file instead.
 """
+
 from typing import Any, Dict, List
 
 from allennlp.common.checks import ConfigurationError
@@ -20,8 +21,11 @@ class SquadQaPredictor(Predictor):
     """Extracts the answer span of a question from its passage with a ``bidaf_self_attention`` model."""
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
-        missing = [key for key in ("question", "passage")
-                   if not isinstance(json_dict.get(key), str) or not json_dict[key].strip()]
+        missing = [
+            key
+            for key in ("question", "passage")
+            if not isinstance(json_dict.get(key), str) or not json_dict[key].strip()
+        ]
         if missing:
             raise ConfigurationError(
                 f"squad_qa input needs non-empty string fields 'question' and 'passage'; missing, "
@@ -32,23 +36,34 @@ class SquadQaPredictor(Predictor):
     @staticmethod
     def _answer(output: Dict[str, Any]) -> Dict[str, Any]:
         start, end = output["answer_offsets"]
-        return {"answer": output["best_span_str"], "answer_start": start, "answer_end": end,
-                "span_probability": output["best_span_prob"]}
+        return {
+            "answer": output["best_span_str"],
+            "answer_start": start,
+            "answer_end": end,
+            "span_probability": output["best_span_prob"],
+        }
 
     def predict_json(self, inputs: JsonDict) -> JsonDict:
         return self.predict_batch_json([inputs])[0]
 
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
         outputs = self._model.forward_on_instances(self._batch_json_to_instances(inputs))
-        return [sanitize({"question": given["question"], **self._answer(output)})
-                for given, output in zip(inputs, outputs)]
+        return [
+            sanitize({"question": given["question"], **self._answer(output)}) for given, output in zip(inputs, outputs)
+        ]
 
     def predict_instance(self, instance: Instance) -> JsonDict:
         return self.predict_batch_instance([instance])[0]
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
         outputs = self._model.forward_on_instances(instances)
-        return [sanitize({"question_id": output["question_id"],
-                          "question": " ".join(instance["metadata"]["question_tokens"]),
-                          **self._answer(output)})
-                for instance, output in zip(instances, outputs)]
+        return [
+            sanitize(
+                {
+                    "question_id": output["question_id"],
+                    "question": " ".join(instance["metadata"]["question_tokens"]),
+                    **self._answer(output),
+                }
+            )
+            for instance, output in zip(instances, outputs)
+        ]

@@ -23,6 +23,7 @@ Article-level folds. A path may end in ``#fold=K/N`` (fold K of N, 1-based) or
 ``i % N + 1``, so folds are balanced and no article is in two folds: for K-fold
 cross-validation train on ``#folds-except=K/N`` and test on ``#fold=K/N``.
 """
+
 import json
 import logging
 from collections import Counter
@@ -60,8 +61,10 @@ def split_path(file_path: str) -> Tuple[str, Optional[FoldSelection]]:
     path, sep, suffix = str(file_path).rpartition("#")
     if not sep:
         return str(file_path), None
-    usage = ("a SQuAD data path may end in '#fold=K/N' (fold K of N) or '#folds-except=K/N' "
-             "(all other folds; K may be a list such as 2,3), with 1 <= K <= N")
+    usage = (
+        "a SQuAD data path may end in '#fold=K/N' (fold K of N) or '#folds-except=K/N' "
+        "(all other folds; K may be a list such as 2,3), with 1 <= K <= N"
+    )
     name, eq, spec = suffix.partition("=")
     if name not in ("fold", "folds-except") or not eq:
         raise ValueError(f"{file_path!r}: unknown suffix '#{suffix}'; {usage}")
@@ -85,17 +88,19 @@ def load_articles(file_path: str) -> List[Dict[str, Any]]:
         with open(cached_path(path), "r", encoding="utf-8") as handle:
             dataset = json.load(handle)
     except json.JSONDecodeError as error:
-        raise SquadFormatError(f"{path}: not valid JSON ({error.msg}, line {error.lineno}); "
-                               "expected a SQuAD v1.1 file {{\"version\", \"data\": [articles]}}") from None
+        raise SquadFormatError(
+            f"{path}: not valid JSON ({error.msg}, line {error.lineno}); "
+            'expected a SQuAD v1.1 file {{"version", "data": [articles]}}'
+        ) from None
     if not isinstance(dataset, dict) or not isinstance(dataset.get("data"), list):
-        raise SquadFormatError(f"{path}: expected a JSON object with a 'data' list of articles "
-                               "(SQuAD v1.1 format)")
+        raise SquadFormatError(f"{path}: expected a JSON object with a 'data' list of articles (SQuAD v1.1 format)")
     articles = dataset["data"]
     if selection is None:
         return articles
     if len(articles) < selection.num_folds:
-        raise SquadFormatError(f"{file_path}: {len(articles)} articles cannot be split into "
-                               f"{selection.num_folds} folds; use fewer folds")
+        raise SquadFormatError(
+            f"{file_path}: {len(articles)} articles cannot be split into {selection.num_folds} folds; use fewer folds"
+        )
     return [article for index, article in enumerate(articles) if selection.keeps(index)]
 
 
@@ -118,8 +123,10 @@ def iter_questions(articles: Sequence[Dict[str, Any]], where: str) -> Iterable[S
             passage = paragraph.get("context")
             qas = paragraph.get("qas")
             if not isinstance(passage, str) or not isinstance(qas, list):
-                raise SquadFormatError(f"{where}: a paragraph of article {article.get('title', article_number)!r} "
-                                       "needs a 'context' string and a 'qas' list")
+                raise SquadFormatError(
+                    f"{where}: a paragraph of article {article.get('title', article_number)!r} "
+                    "needs a 'context' string and a 'qas' list"
+                )
             for qa in qas:
                 yield _checked_question(qa, passage, where)
 
@@ -134,19 +141,21 @@ def _checked_question(qa: Any, passage: str, where: str) -> SquadQuestion:
         raise SquadFormatError(f"{here}: 'question' must be a non-empty string")
     answers = qa.get("answers", [])
     if not isinstance(answers, list):
-        raise SquadFormatError(f"{here}: 'answers' must be a list of {{\"text\", \"answer_start\"}}")
+        raise SquadFormatError(f'{here}: \'answers\' must be a list of {{"text", "answer_start"}}')
     starts, texts = [], []
     for answer in answers:
         text = answer.get("text") if isinstance(answer, dict) else None
         start = answer.get("answer_start") if isinstance(answer, dict) else None
         if not isinstance(text, str) or not isinstance(start, int) or isinstance(start, bool):
-            raise SquadFormatError(f"{here}: each answer needs 'text' (string) and 'answer_start' "
-                                   f"(integer); got {answer!r}")
-        if not text.strip() or start < 0 or passage[start:start + len(text)] != text:
+            raise SquadFormatError(
+                f"{here}: each answer needs 'text' (string) and 'answer_start' (integer); got {answer!r}"
+            )
+        if not text.strip() or start < 0 or passage[start : start + len(text)] != text:
             raise SquadFormatError(
                 f"{here}: answer {text!r} is not at character {start} of the passage (found "
-                f"{passage[max(start, 0):max(start, 0) + len(text)]!r}); 'answer_start' must index the "
-                "answer text in 'context'")
+                f"{passage[max(start, 0) : max(start, 0) + len(text)]!r}); 'answer_start' must index the "
+                "answer text in 'context'"
+            )
         starts.append(start)
         texts.append(text)
     return SquadQuestion(question_id, question, passage, starts, texts)
@@ -196,8 +205,14 @@ class SquadV1Reader(DatasetReader):
             passage_tokens = self._tokenize_passage(question.passage)
             try:
                 instance = self.text_to_instance(
-                    question.question, question.passage, question.question_id,
-                    question.answer_starts, question.answer_texts, passage_tokens, counts)
+                    question.question,
+                    question.passage,
+                    question.question_id,
+                    question.answer_starts,
+                    question.answer_texts,
+                    passage_tokens,
+                    counts,
+                )
             except ValueError as error:
                 raise SquadFormatError(f"{file_path}, question id {question.question_id}: {error}") from None
             if instance is None:
@@ -209,8 +224,12 @@ class SquadV1Reader(DatasetReader):
             "SQuAD %s: %d questions -> %d instances; %d gold answers not on token boundaries "
             "(closest covering span used); %d questions skipped because the answer lies beyond "
             "passage_length_limit=%s",
-            file_path, counts["questions"], counts["instances"], counts["misaligned_answers"],
-            counts["beyond_limit"], self.passage_length_limit,
+            file_path,
+            counts["questions"],
+            counts["instances"],
+            counts["misaligned_answers"],
+            counts["beyond_limit"],
+            self.passage_length_limit,
         )
 
     def _tokenize_passage(self, passage: str) -> List[Token]:
@@ -259,12 +278,14 @@ class SquadV1Reader(DatasetReader):
             target = Counter(spans).most_common(1)[0][0]  # ties: the first answer's span
             fields["span_start"] = IndexField(target[0], passage_field)
             fields["span_end"] = IndexField(target[1], passage_field)
-        fields["metadata"] = MetadataField({
-            "question_id": question_id,
-            "question_tokens": [t.text for t in question_tokens],
-            "passage_tokens": [t.text for t in passage_tokens],
-            "passage_text": passage,
-            "token_offsets": [(t.idx, t.idx_end) for t in passage_tokens],
-            "answer_texts": list(answer_texts),
-        })
+        fields["metadata"] = MetadataField(
+            {
+                "question_id": question_id,
+                "question_tokens": [t.text for t in question_tokens],
+                "passage_tokens": [t.text for t in passage_tokens],
+                "passage_text": passage,
+                "token_offsets": [(t.idx, t.idx_end) for t in passage_tokens],
+                "answer_texts": list(answer_texts),
+            }
+        )
         return Instance(fields)

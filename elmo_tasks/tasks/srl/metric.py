@@ -14,6 +14,7 @@ behaviour), implemented here in our own code:
 Counts are kept per label (correct, excess, missed) so overall and per-label numbers come from
 one place. Precision/recall/F1 are fractions (srl-eval prints percentages).
 """
+
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -43,8 +44,9 @@ class SrlCounts:
     propositions: int = 0
     perfect_propositions: int = 0
 
-    def add_proposition(self, gold_column: Sequence[str], predicted_column: Optional[Sequence[str]],
-                        where: str = "proposition") -> None:
+    def add_proposition(
+        self, gold_column: Sequence[str], predicted_column: Optional[Sequence[str]], where: str = "proposition"
+    ) -> None:
         """Score one predicate; ``predicted_column=None`` means no (matching) prediction."""
         gold = arguments_of(gold_column, where + " (gold)")
         predicted = arguments_of(predicted_column, where + " (predicted)") if predicted_column is not None else []
@@ -77,16 +79,19 @@ class SrlCounts:
 
     def totals(self) -> Tuple[int, int, int]:
         """Scored (non-``V``) correct, excess and missed arguments."""
+
         def total(counts: Dict[str, int]) -> int:
             return sum(n for label, n in counts.items() if label not in EXCLUDED_LABELS)
+
         return total(self.correct), total(self.excess), total(self.missed)
 
     def labels(self) -> List[str]:
         return sorted(set(self.correct) | set(self.excess) | set(self.missed))
 
 
-def match_arguments(gold: List[Argument], predicted: List[Argument]
-                    ) -> Tuple[List[Argument], List[Argument], List[Argument]]:
+def match_arguments(
+    gold: List[Argument], predicted: List[Argument]
+) -> Tuple[List[Argument], List[Argument], List[Argument]]:
     """(correct predicted, excess predicted, missed gold), srl-eval.pl's way.
 
     Gold arguments are looked up by (start, end) of their whole extent; a later gold argument
@@ -98,8 +103,11 @@ def match_arguments(gold: List[Argument], predicted: List[Argument]
     for argument in predicted:
         key = (argument.start, argument.end)
         candidate = unmatched_gold.get(key)
-        if candidate is not None and candidate.label == argument.label and candidate.single == argument.single and (
-            candidate.single or sorted(candidate.pieces) == sorted(argument.pieces)
+        if (
+            candidate is not None
+            and candidate.label == argument.label
+            and candidate.single == argument.single
+            and (candidate.single or sorted(candidate.pieces) == sorted(argument.pieces))
         ):
             correct.append(argument)
             del unmatched_gold[key]
@@ -122,8 +130,12 @@ def metric_line(counts: SrlCounts) -> str:
     return f"precision {precision:.4f} recall {recall:.4f} f1 {f1:.4f}"
 
 
-def score_props(gold: Iterable[PropsSentence], predicted: Iterable[PropsSentence],
-                gold_name: str = "gold", predicted_name: str = "predicted") -> SrlCounts:
+def score_props(
+    gold: Iterable[PropsSentence],
+    predicted: Iterable[PropsSentence],
+    gold_name: str = "gold",
+    predicted_name: str = "predicted",
+) -> SrlCounts:
     """Score two props files sentence by sentence (they must hold the same sentences)."""
     counts = SrlCounts()
     gold_iter, predicted_iter = iter(gold), iter(predicted)
@@ -136,11 +148,15 @@ def score_props(gold: Iterable[PropsSentence], predicted: Iterable[PropsSentence
         index += 1
         if gold_sentence is None or predicted_sentence is None:
             shorter = gold_name if gold_sentence is None else predicted_name
-            raise ValueError(f"{shorter} ends after {index - 1} sentences but the other file has more; "
-                             "both props files must hold the same sentences in the same order")
+            raise ValueError(
+                f"{shorter} ends after {index - 1} sentences but the other file has more; "
+                "both props files must hold the same sentences in the same order"
+            )
         counts.add_sentence(
-            gold_sentence, predicted_sentence,
-            f"sentence {index} ({gold_name} line {gold_sentence.line}, {predicted_name} line {predicted_sentence.line})",
+            gold_sentence,
+            predicted_sentence,
+            f"sentence {index} ({gold_name} line {gold_sentence.line}, {predicted_name} line "
+            f"{predicted_sentence.line})",
         )
 
 

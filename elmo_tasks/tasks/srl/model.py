@@ -11,6 +11,7 @@ ELMo sees the sentence only, not the predicate, so all predicates of one sentenc
 biLM pass: ``fast_elmo``'s layer cache runs the biLM once per distinct sentence (also within a
 batch) when the biLM is frozen.
 """
+
 from typing import Any, Dict, List, Optional
 
 import torch
@@ -70,8 +71,10 @@ class SrlElmo(Model):
         expected = text_field_embedder.get_output_dim() + predicate_embedding_dim
         if encoder.get_input_dim() != expected:
             raise ConfigurationError(
-                f"srl_elmo: the encoder takes {encoder.get_input_dim()}-d input but the embedder ({text_field_embedder.get_output_dim()}) "
-                f"plus the predicate embedding ({predicate_embedding_dim}) give {expected}; leave input_size out of the "
+                f"srl_elmo: the encoder takes {encoder.get_input_dim()}-d input but the embedder "
+                f"({text_field_embedder.get_output_dim()}) "
+                f"plus the predicate embedding ({predicate_embedding_dim}) give {expected}; leave "
+                "input_size out of the "
                 "encoder config (it is derived) or fix it"
             )
         self.text_field_embedder = text_field_embedder
@@ -105,8 +108,17 @@ class SrlElmo(Model):
     ) -> "SrlElmo":
         """Build the encoder for the embedder's width plus the predicate embedding."""
         built = encoder.construct(input_size=text_field_embedder.get_output_dim() + predicate_embedding_dim)
-        return cls(vocab, text_field_embedder, built, predicate_embedding_dim, embedding_dropout,
-                   label_namespace, initializer, regularizer, **kwargs)
+        return cls(
+            vocab,
+            text_field_embedder,
+            built,
+            predicate_embedding_dim,
+            embedding_dropout,
+            label_namespace,
+            initializer,
+            regularizer,
+            **kwargs,
+        )
 
     @staticmethod
     def bio_constraints(labels: Dict[int, str]):

@@ -1,4 +1,5 @@
 """``allennlp predict`` for SRL: a raw sentence (and optionally its predicates) in, roles out."""
+
 from typing import Any, Dict, List
 
 from allennlp.common.util import JsonDict, sanitize
@@ -33,16 +34,20 @@ class SrlPredictor(Predictor):
     def _words_and_verbs(self, json_dict: JsonDict):
         sentence = json_dict.get("sentence") if isinstance(json_dict, dict) else None
         if not isinstance(sentence, str):
-            raise ValueError(f'each input line must be a JSON object with a "sentence" string and optionally '
-                             f'"verbs" (a list of token indices); got {json_dict!r}')
+            raise ValueError(
+                f'each input line must be a JSON object with a "sentence" string and optionally '
+                f'"verbs" (a list of token indices); got {json_dict!r}'
+            )
         words = [token.text for token in self._tokenizer.tokenize(sentence)]
         if not words:
             raise ValueError(f"the sentence has no tokens: {sentence!r}")
         given = "verbs" in json_dict
         verbs = json_dict["verbs"] if given else guess_verbs(words)
         if not isinstance(verbs, list) or not all(isinstance(v, int) and 0 <= v < len(words) for v in verbs):
-            raise ValueError(f'"verbs" must be a list of token indices between 0 and {len(words) - 1} for the '
-                             f"{len(words)} tokens {words}; got {verbs!r}")
+            raise ValueError(
+                f'"verbs" must be a list of token indices between 0 and {len(words) - 1} for the '
+                f"{len(words)} tokens {words}; got {verbs!r}"
+            )
         return sentence, words, sorted(set(verbs)), given
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
@@ -57,8 +62,11 @@ class SrlPredictor(Predictor):
 
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
         prepared = [self._words_and_verbs(item) for item in inputs]
-        instances = [self._dataset_reader.text_to_instance(words, verb)
-                     for _sentence, words, verbs, _given in prepared for verb in verbs]
+        instances = [
+            self._dataset_reader.text_to_instance(words, verb)
+            for _sentence, words, verbs, _given in prepared
+            for verb in verbs
+        ]
         outputs = self.predict_batch_instance(instances) if instances else []
         results, cursor = [], 0
         for sentence, words, verbs, given in prepared:
@@ -66,10 +74,18 @@ class SrlPredictor(Predictor):
             for verb in verbs:
                 output = outputs[cursor]
                 cursor += 1
-                frames.append({"index": verb, "verb": words[verb], "tags": output["tags"],
-                               "description": output["description"]})
-            results.append({"sentence": sentence, "words": words, "verbs_given": given,
-                            "verbs_found_by": "input" if given else METHOD, "verbs": frames})
+                frames.append(
+                    {"index": verb, "verb": words[verb], "tags": output["tags"], "description": output["description"]}
+                )
+            results.append(
+                {
+                    "sentence": sentence,
+                    "words": words,
+                    "verbs_given": given,
+                    "verbs_found_by": "input" if given else METHOD,
+                    "verbs": frames,
+                }
+            )
         return results
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:

@@ -10,6 +10,7 @@ the targets' positions.
 Everything that turns columns into arguments lives here, so the metric, the commands and the
 model's decoder read spans the same way the official srl-eval.pl does.
 """
+
 import re
 from dataclasses import dataclass, field
 from typing import Iterator, List, Sequence, TextIO, Tuple
@@ -75,7 +76,7 @@ def parse_start_end(tags: Sequence[str], where: str = "props column") -> List[Ph
                     "preceded by '(LABEL' and followed by ')'"
                 )
             open_phrases.append(Phrase(position, -1, match.group(1)))
-            tag = tag[match.end():]
+            tag = tag[match.end() :]
         tag = tag[1:]
         while tag:
             match = _CLOSE.match(tag)
@@ -86,14 +87,17 @@ def parse_start_end(tags: Sequence[str], where: str = "props column") -> List[Ph
             phrase = open_phrases.pop()
             if match.group(1) and match.group(1) != phrase.label:
                 raise PropsFormatError(
-                    f"{where}, word {position + 1}: {raw!r} closes {match.group(1)} but the open phrase is {phrase.label}"
+                    f"{where}, word {position + 1}: {raw!r} closes {match.group(1)} but the open "
+                    f"phrase is {phrase.label}"
                 )
             phrase.end = position
             (open_phrases[-1].children if open_phrases else top_level).append(phrase)
-            tag = tag[match.end():]
+            tag = tag[match.end() :]
     if open_phrases:
-        raise PropsFormatError(f"{where}: {len(open_phrases)} phrase(s) opened but never closed "
-                               f"({', '.join(p.label for p in open_phrases)})")
+        raise PropsFormatError(
+            f"{where}: {len(open_phrases)} phrase(s) opened but never closed "
+            f"({', '.join(p.label for p in open_phrases)})"
+        )
     by_span = {}
     for phrase in top_level:
         for item in phrase.walk():
@@ -235,4 +239,3 @@ def write_props(handle: TextIO, targets: Sequence[str], columns: Sequence[Sequen
 def empty_column(length: int) -> List[str]:
     """A props column with no arguments."""
     return ["*"] * length
-

@@ -19,6 +19,7 @@ Data paths may end in a suffix that selects part of a file, deterministically:
   ``train-set.gz#sample=0.01`` for the 1% sample-efficiency runs. All predicates of a kept
   sentence are kept.
 """
+
 import glob
 import gzip
 import logging
@@ -89,14 +90,16 @@ def split_path(file_path: str) -> Tuple[str, DataSelection]:
         return path, DataSelection(split=suffix)
     if suffix.startswith("sample="):
         try:
-            fraction = float(suffix[len("sample="):])
+            fraction = float(suffix[len("sample=") :])
         except ValueError:
             fraction = -1.0
         if not 0.0 < fraction <= 1.0:
             raise ValueError(f"SRL data path {file_path!r}: '#sample=P' needs 0 < P <= 1, e.g. '#sample=0.01'")
         return path, DataSelection(sample=fraction)
-    raise ValueError(f"SRL data path {file_path!r} ends in '#{suffix}'; the suffixes are '#train', "
-                     "'#holdout' and '#sample=P' (or none for the whole file)")
+    raise ValueError(
+        f"SRL data path {file_path!r} ends in '#{suffix}'; the suffixes are '#train', "
+        "'#holdout' and '#sample=P' (or none for the whole file)"
+    )
 
 
 def _open_text(path: str):
@@ -145,11 +148,15 @@ def read_conll2005(path: str, props_column: int = 5) -> Iterator[SrlSentence]:
         width = len(rows[0][1])
         for line_number, fields in rows:
             if len(fields) != width:
-                raise SrlFormatError(f"{path}, line {line_number}: {len(fields)} columns, but the sentence "
-                                     f"starting at line {first_line} has {width}; is this a CoNLL-2005 file?")
+                raise SrlFormatError(
+                    f"{path}, line {line_number}: {len(fields)} columns, but the sentence "
+                    f"starting at line {first_line} has {width}; is this a CoNLL-2005 file?"
+                )
         if width <= props_column:
-            raise SrlFormatError(f"{path}, line {first_line}: {width} columns, but the props start at column "
-                                 f"{props_column + 1}; pass props_column for files with other columns")
+            raise SrlFormatError(
+                f"{path}, line {first_line}: {width} columns, but the props start at column "
+                f"{props_column + 1}; pass props_column for files with other columns"
+            )
         props = _props_of([fields[props_column:] for _, fields in rows], path, first_line)
         yield SrlSentence([fields[0] for _, fields in rows], props, path, f"{path}, line {first_line}")
 
@@ -158,8 +165,10 @@ def _read_conll2005_folder(folder: str) -> Iterator[SrlSentence]:
     words_files = sorted(glob.glob(os.path.join(folder, "words", "*")))
     props_files = sorted(glob.glob(os.path.join(folder, "props", "*")))
     if not words_files or len(words_files) != len(props_files):
-        raise SrlFormatError(f"{folder}: expected matching files in words/ and props/ (found {len(words_files)} "
-                             f"and {len(props_files)}); pass a CoNLL-2005 release folder such as devel/ or test.wsj/")
+        raise SrlFormatError(
+            f"{folder}: expected matching files in words/ and props/ (found {len(words_files)} "
+            f"and {len(props_files)}); pass a CoNLL-2005 release folder such as devel/ or test.wsj/"
+        )
     for words_file, props_file in zip(words_files, props_files):
         word_blocks = _blocks(words_file)
         with _open_text(props_file) as handle:
@@ -167,10 +176,13 @@ def _read_conll2005_folder(folder: str) -> Iterator[SrlSentence]:
                 block = next(word_blocks, None)
                 if block is None or len(block[1]) != len(props.targets):
                     found = "no more sentences" if block is None else f"{len(block[1])} words at line {block[0]}"
-                    raise SrlFormatError(f"{props_file}, line {props.line}: {len(props.targets)} words in the props, "
-                                         f"but {words_file} has {found}; the two files must align")
-                yield SrlSentence([fields[0] for _, fields in block[1]], props, props_file,
-                                  f"{props_file}, line {props.line}")
+                    raise SrlFormatError(
+                        f"{props_file}, line {props.line}: {len(props.targets)} words in the props, "
+                        f"but {words_file} has {found}; the two files must align"
+                    )
+                yield SrlSentence(
+                    [fields[0] for _, fields in block[1]], props, props_file, f"{props_file}, line {props.line}"
+                )
         if next(word_blocks, None) is not None:
             raise SrlFormatError(f"{words_file} has more sentences than {props_file}; the two files must align")
 
@@ -180,7 +192,8 @@ def read_conll2012(path: str) -> Iterator[SrlSentence]:
 
     Columns: document, part, word number, word, POS, parse, lemma, frameset, sense, speaker, NE,
     one SRL column per predicate, coreference. The predicate of a column is the word where its
-    ``V`` phrase starts (it may sit inside another phrase: ``(C-ARG2(V*)``); its target string is the lemma column (the word itself where that is ``-``).
+    ``V`` phrase starts (it may sit inside another phrase: ``(C-ARG2(V*)``); its target string is
+    the lemma column (the word itself where that is ``-``).
     Columns are ordered by predicate position, as the props format needs.
     """
     document = ""
@@ -197,8 +210,10 @@ def read_conll2012(path: str) -> Iterator[SrlSentence]:
         width = len(content[0][1])
         for line_number, fields in content:
             if len(fields) != width:
-                raise SrlFormatError(f"{path}, line {line_number}: {len(fields)} columns, but the sentence starting "
-                                     f"at line {first_line} has {width}; is this a *_gold_conll file?")
+                raise SrlFormatError(
+                    f"{path}, line {line_number}: {len(fields)} columns, but the sentence starting "
+                    f"at line {first_line} has {width}; is this a *_gold_conll file?"
+                )
         if width < 12:
             raise SrlFormatError(f"{path}, line {first_line}: {width} columns; *_gold_conll lines have at least 12")
         words = [fields[3] for _, fields in content]
@@ -213,8 +228,10 @@ def read_conll2012(path: str) -> Iterator[SrlSentence]:
                 raise SrlFormatError(str(error)) from None
             positions = [phrase.start for phrase in phrases if phrase.label == "V"]
             if len(positions) != 1:
-                raise SrlFormatError(f"{where}: SRL column {number} has {len(positions)} V phrases; "
-                                     "each SRL column of a *_gold_conll file marks exactly one predicate")
+                raise SrlFormatError(
+                    f"{where}: SRL column {number} has {len(positions)} V phrases; "
+                    "each SRL column of a *_gold_conll file marks exactly one predicate"
+                )
             if positions[0] in by_position:
                 raise SrlFormatError(f"{where}: two SRL columns share the predicate at word {positions[0] + 1}")
             by_position[positions[0]] = column
@@ -228,8 +245,9 @@ def read_conll2012(path: str) -> Iterator[SrlSentence]:
 FORMATS = {"conll2005": read_conll2005, "conll2012": read_conll2012}
 
 
-def read_srl_sentences(file_path: str, data_format: str = "conll2005", holdout_modulus: int = 10
-                       ) -> Iterator[SrlSentence]:
+def read_srl_sentences(
+    file_path: str, data_format: str = "conll2005", holdout_modulus: int = 10
+) -> Iterator[SrlSentence]:
     """Every selected sentence of an SRL file (path suffixes as in the module docstring)."""
     if data_format not in FORMATS:
         raise ValueError(f"unknown SRL data format {data_format!r}; use one of {', '.join(FORMATS)}")
@@ -283,13 +301,19 @@ class SrlConllReader(DatasetReader):
                 dropped_embedded += dropped
                 predicates += 1
                 yield self.text_to_instance(
-                    sentence.words, position, tags,
+                    sentence.words,
+                    position,
+                    tags,
                     {"sentence_index": index, "target": sentence.props.targets[position], "gold_props": column},
                 )
         logger.info(
             "SRL %s: %d sentences, %d predicates (instances), %d sentences without a predicate (no instance), "
-            "%d embedded argument phrases left out of the BIO tags", file_path, sentences, predicates,
-            without_predicate, dropped_embedded,
+            "%d embedded argument phrases left out of the BIO tags",
+            file_path,
+            sentences,
+            predicates,
+            without_predicate,
+            dropped_embedded,
         )
 
     def text_to_instance(  # type: ignore[override]
@@ -307,7 +331,9 @@ class SrlConllReader(DatasetReader):
         indicator = [1 if i == predicate_index else 0 for i in range(len(words))]
         fields = {
             "tokens": text_field,
-            "predicate_indicator": SequenceLabelField(indicator, text_field, label_namespace="predicate_indicator_tags"),
+            "predicate_indicator": SequenceLabelField(
+                indicator, text_field, label_namespace="predicate_indicator_tags"
+            ),
         }
         if tags is not None:
             fields["tags"] = SequenceLabelField(tags, text_field, label_namespace=ROLE_NAMESPACE)

@@ -1,5 +1,6 @@
 """Predict the props of whole sentences with a trained model, keeping every predicate of a
 sentence in the same batch (so ELMo's biLM runs once per sentence)."""
+
 from typing import Iterable, Iterator, List, Tuple
 
 from allennlp.data import DatasetReader
@@ -9,8 +10,9 @@ from elmo_tasks.tasks.srl.props import PropsSentence
 from elmo_tasks.tasks.srl.reader import SrlSentence
 
 
-def predict_sentences(model: Model, reader: DatasetReader, sentences: Iterable[SrlSentence],
-                      batch_size: int = 64) -> Iterator[Tuple[SrlSentence, PropsSentence]]:
+def predict_sentences(
+    model: Model, reader: DatasetReader, sentences: Iterable[SrlSentence], batch_size: int = 64
+) -> Iterator[Tuple[SrlSentence, PropsSentence]]:
     """(input sentence, predicted props) in input order; the predicted props keep the input's
     target column and predict one column per target. Batches hold whole sentences, up to
     ``batch_size`` predicates (a sentence with more predicates gets a batch of its own)."""
@@ -27,8 +29,9 @@ def predict_sentences(model: Model, reader: DatasetReader, sentences: Iterable[S
         yield from _predict_batch(model, reader, pending)
 
 
-def _predict_batch(model: Model, reader: DatasetReader, sentences: List[SrlSentence]
-                   ) -> Iterator[Tuple[SrlSentence, PropsSentence]]:
+def _predict_batch(
+    model: Model, reader: DatasetReader, sentences: List[SrlSentence]
+) -> Iterator[Tuple[SrlSentence, PropsSentence]]:
     instances = []
     for sentence in sentences:
         for position in sentence.props.predicate_positions:

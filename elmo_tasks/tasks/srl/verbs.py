@@ -7,6 +7,7 @@ follow a determiner (``the running water``). Auxiliaries and modals (``is``, ``h
 are not predicates of their own here, as in CoNLL-2005. It misses many verbs (``sells``,
 ``put``) and takes some adjectives (``interested``): pass ``verbs`` for exact predicates.
 """
+
 from typing import List
 
 METHOD = "heuristic: a list of frequent verb forms plus -ed/-ing words not after a determiner"
@@ -16,8 +17,10 @@ _AUXILIARIES = frozenset(
     "be am is are was were been being have has had having do does did will would shall should can could may might "
     "must 's 're 've 'd 'll 'm".split()
 )
-_NOT_VERBS = frozenset("during morning evening nothing something anything everything thing king ring spring string "
-                       "ceiling building wedding bed red need seed feed speed hundred".split())
+_NOT_VERBS = frozenset(
+    "during morning evening nothing something anything everything thing king ring spring string "
+    "ceiling building wedding bed red need seed feed speed hundred".split()
+)
 _VERB_FORMS = frozenset(
     """say says said go goes went gone get gets got gotten make makes made know knows knew known think thinks
     thought take takes took taken see sees saw seen come comes came give gives gave given find finds found tell

@@ -1,4 +1,5 @@
 """Both coref configs through the CLI: train -> evaluate -> predict -> coref-conll -> coref-score."""
+
 import copy
 import json
 from pathlib import Path
@@ -31,20 +32,29 @@ def test_train_and_evaluate_report_the_conll_scores(trained):
     for key in ("muc_f1", "bcub_f1", "ceafe_f1", "coref_f1", "loss"):
         assert key in test_metrics
     assert test_metrics["coref_f1"] == pytest.approx(
-        (test_metrics["muc_f1"] + test_metrics["bcub_f1"] + test_metrics["ceafe_f1"]) / 3)
+        (test_metrics["muc_f1"] + test_metrics["bcub_f1"] + test_metrics["ceafe_f1"]) / 3
+    )
 
 
 def test_predict_raw_text_gives_clusters_as_spans_and_strings(trained):
     inputs = trained / "documents.jsonl"
     inputs.write_text(json.dumps({"document": "Anna bought a bike. She rides it to work! Her boss likes it."}) + "\n")
     out = trained / "predictions.jsonl"
-    run_allennlp("predict", str(trained / "run" / "model.tar.gz"), str(inputs), "--output-file", str(out),
-                 "--predictor", "coref", "--silent")
+    run_allennlp(
+        "predict",
+        str(trained / "run" / "model.tar.gz"),
+        str(inputs),
+        "--output-file",
+        str(out),
+        "--predictor",
+        "coref",
+        "--silent",
+    )
     (prediction,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert prediction["document"][:5] == ["Anna", "bought", "a", "bike", "."]
     assert [len(s) for s in prediction["sentences"]] == [5, 6, 5]
     for cluster, strings in zip(prediction["clusters"], prediction["cluster_strings"]):
-        assert [" ".join(prediction["document"][s:e + 1]) for s, e in cluster] == strings
+        assert [" ".join(prediction["document"][s : e + 1]) for s, e in cluster] == strings
 
 
 def test_coref_conll_copies_the_input_and_prints_the_scores_of_its_output(trained, capsys):
@@ -96,20 +106,30 @@ def test_coref_score_on_hand_made_response(tmp_path, capsys):
     b3_f1 = 2 * b3_r / (b3_r + 1)
     ceaf_r, ceaf_p = 4.8 / 5, 4.8 / 6
     ceaf_f1 = 2 * ceaf_r * ceaf_p / (ceaf_r + ceaf_p)
-    trunc = lambda v: int(v * 10000) / 100
-    expected = (f"muc {trunc(muc_f1):.2f} bcub {trunc(b3_f1):.2f} ceafe {trunc(ceaf_f1):.2f} "
-                f"avg {trunc((muc_f1 + b3_f1 + ceaf_f1) / 3):.2f}")
+
+    def trunc(v):
+        return int(v * 10000) / 100
+
+    expected = (
+        f"muc {trunc(muc_f1):.2f} bcub {trunc(b3_f1):.2f} ceafe {trunc(ceaf_f1):.2f} "
+        f"avg {trunc((muc_f1 + b3_f1 + ceaf_f1) / 3):.2f}"
+    )
     assert last == expected
 
 
 def test_sentence_split_keeps_closing_quotes():
-    words = ["He", "said", "\"", "go", "!", "\"", "Then", "he", "left", "."]
+    words = ["He", "said", '"', "go", "!", '"', "Then", "he", "left", "."]
     assert split_sentences(words) == [words[:6], words[6:]]
 
 
 def _config(name: str, data: str) -> dict:
-    env = {"ELMO_TASKS_DATA": data, "ELMO_TASKS_SHARED_DATA": "../shared/data",
-           "ELMO_OPTIONS": "o.json", "ELMO_WEIGHTS": "w.hdf5", "ELMO_TASKS_SEED": "1"}
+    env = {
+        "ELMO_TASKS_DATA": data,
+        "ELMO_TASKS_SHARED_DATA": "../shared/data",
+        "ELMO_OPTIONS": "o.json",
+        "ELMO_WEIGHTS": "w.hdf5",
+        "ELMO_TASKS_SEED": "1",
+    }
     return Params.from_file(str(ROOT / "experiments" / f"coref_{name}.jsonnet"), ext_vars=env).as_dict()
 
 
@@ -127,7 +147,9 @@ def test_full_config_is_the_paper_recipe_on_split_dev():
     config = _config("elmo", "full")
     assert config["train_data_path"].endswith("conll2012/dev.english.v4_gold_conll.gz#train")
     assert config["validation_data_path"].endswith("conll2012/dev.english.v4_gold_conll.gz#holdout")
-    assert config["dataset_reader"]["max_sentences"] == 50 and "max_sentences" not in config["validation_dataset_reader"]
+    assert (
+        config["dataset_reader"]["max_sentences"] == 50 and "max_sentences" not in config["validation_dataset_reader"]
+    )
     model = config["model"]
     assert (model["max_span_width"], model["spans_per_word"], model["lexical_dropout"]) == (10, 0.4, 0.5)
     assert model["context_layer"]["hidden_size"] == 200

@@ -5,6 +5,7 @@ config (300-d words, 200-unit BiLSTM, 150-unit scorers, K = 50, the shipped smal
 invented document of 50 sentences x 20 tokens (1,000 tokens, 9,550 candidate spans). Prints the
 seconds of one training step and of one prediction (docs/BENCHMARKS.md quotes them).
 """
+
 import json
 import os
 import subprocess
@@ -24,7 +25,9 @@ from allennlp.models import Model
 
 config = Params.from_file("experiments/coref_elmo.jsonnet").as_dict()
 reader = DatasetReader.from_params(Params(config["validation_dataset_reader"]))
-words = "the committee said on monday that its members would meet again to discuss the new budget plan very soon".split()
+words = (
+    "the committee said on monday that its members would meet again to discuss the new budget plan very soon"
+).split()
 sentences = [words[:19] + ["."] for _ in range(50)]
 clusters = [[(s * 20, s * 20 + 1) for s in range(0, 50, 5)], [(s * 20 + 7, s * 20 + 7) for s in range(1, 50, 7)]]
 instance = reader.text_to_instance(sentences, None, "nw", "memory-test", clusters)

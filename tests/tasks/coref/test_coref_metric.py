@@ -2,6 +2,7 @@
 
 Mentions are single tokens here (a = (0, 0), b = (1, 1), ...) so the arithmetic is easy to follow.
 """
+
 import pytest
 
 from elmo_tasks.tasks.coref.metric import (

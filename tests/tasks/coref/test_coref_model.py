@@ -1,4 +1,5 @@
 """coref_elmo: train/save/load on the fixture configs, learning a document, chunked ELMo, clusters."""
+
 import json
 
 import pytest
@@ -25,7 +26,8 @@ class TestCorefConfigs(ModelTestCase):
     def test_fixture_config_trains_saves_and_loads(self, variant, monkeypatch):
         monkeypatch.chdir(ROOT)
         self.ensure_model_can_train_save_and_load(
-            str(ROOT / "experiments" / f"coref_{variant}.jsonnet"), overrides=SHORT,
+            str(ROOT / "experiments" / f"coref_{variant}.jsonnet"),
+            overrides=SHORT,
         )
 
 
@@ -43,14 +45,22 @@ def _instances(elmo: bool, max_span_width: int = 4):
 def _model(vocab: Vocabulary, elmo: bool, **overrides) -> CorefElmo:
     embedders = {"tokens": {"type": "embedding", "embedding_dim": 16}}
     if elmo:
-        embedders["elmo"] = {"type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "dropout": 0.0}
+        embedders["elmo"] = {
+            "type": "fast_elmo",
+            "options_file": OPTIONS_FILE,
+            "weight_file": WEIGHT_FILE,
+            "dropout": 0.0,
+        }
     config = {
         "type": "coref_elmo",
         "text_field_embedder": {"token_embedders": embedders},
         "context_layer": {"type": "lstm", "hidden_size": 16, "bidirectional": True},
         "mention_feedforward": {"num_layers": 1, "hidden_dims": 16, "activations": "relu"},
         "antecedent_feedforward": {"num_layers": 1, "hidden_dims": 16, "activations": "relu"},
-        "feature_size": 8, "max_span_width": 4, "lexical_dropout": 0.0, "max_antecedents": 20,
+        "feature_size": 8,
+        "max_span_width": 4,
+        "lexical_dropout": 0.0,
+        "max_antecedents": 20,
         **overrides,
     }
     return Model.from_params(vocab=vocab, params=Params(config))
@@ -122,7 +132,7 @@ def test_outputs_pruning_antecedents_and_readable_clusters():
         assert starts == sorted(starts)
     readable = model.make_output_human_readable(output)
     for tokens, clusters, strings in zip(readable["document"], readable["clusters"], readable["cluster_strings"]):
-        assert [[" ".join(tokens[s:e + 1]) for s, e in c] for c in clusters] == strings
+        assert [[" ".join(tokens[s : e + 1]) for s, e in c] for c in clusters] == strings
     metrics = model.get_metrics(reset=True)
     assert metrics["kept_spans_per_doc"] == pytest.approx(sum(kept) / 2)
     assert metrics["antecedent_pairs_per_doc"] == pytest.approx(sum(sum(min(i, 3) for i in range(k)) for k in kept) / 2)
@@ -140,7 +150,8 @@ def test_stateful_elmo_is_a_configuration_error():
 
     instances = _instances(elmo=False)[:1]
     vocab = Vocabulary.from_instances(instances)
-    embedders = {"elmo": {"type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE,
-                          "stateful": True}}
+    embedders = {
+        "elmo": {"type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "stateful": True}
+    }
     with pytest.raises(ConfigurationError, match="stateless"):
         _model(vocab, elmo=False, text_field_embedder={"token_embedders": embedders})

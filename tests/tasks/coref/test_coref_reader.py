@@ -1,4 +1,5 @@
 """The CoNLL-2012 format and the `conll2012_coref` reader: clusters, speakers, genre, splits, cuts, errors."""
+
 from typing import List
 
 import pytest
@@ -33,9 +34,19 @@ def _document(rows, name="(bc/x/00/x_0001); part 000") -> List[str]:
 
 
 def test_nested_overlapping_and_one_token_mentions():
-    rows = [("Her", "A", "(1|(2)"), ("sister", "A", "1)"), ("smiled", "A", "-"), (".", "A", "-"), None,
-            ("She", "B", "(1)"), ("waved", "B", "-"), ("at", "B", "-"), ("her", "B", "(3|(2)"),
-            ("friend", "B", "3)"), (".", "B", "-")]
+    rows = [
+        ("Her", "A", "(1|(2)"),
+        ("sister", "A", "1)"),
+        ("smiled", "A", "-"),
+        (".", "A", "-"),
+        None,
+        ("She", "B", "(1)"),
+        ("waved", "B", "-"),
+        ("at", "B", "-"),
+        ("her", "B", "(3|(2)"),
+        ("friend", "B", "3)"),
+        (".", "B", "-"),
+    ]
     (document,) = parse_conll_lines(_document(rows), "mem")
     assert document.sentences == [["Her", "sister", "smiled", "."], ["She", "waved", "at", "her", "friend", "."]]
     assert document.speakers[1] == ["B"] * 6
@@ -45,17 +56,19 @@ def test_nested_overlapping_and_one_token_mentions():
 
 
 def test_same_entity_nested_mentions_close_innermost_first():
-    rows = [("the", "-", "(5"), ("head", "-", "-"), ("of", "-", "-"), ("the", "-", "(5"),
-            ("team", "-", "5)|5)")]
+    rows = [("the", "-", "(5"), ("head", "-", "-"), ("of", "-", "-"), ("the", "-", "(5"), ("team", "-", "5)|5)")]
     (document,) = parse_conll_lines(_document(rows), "mem")
     assert sorted(document.clusters[0]) == [(0, 4), (3, 4)]
 
 
-@pytest.mark.parametrize("rows, message", [
-    ([("a", "-", "(1"), ("b", "-", "-")], r"line 2 \(document .*entity 1 opened here .* never closed"),
-    ([("a", "-", "-"), ("b", "-", "4)")], r"line 3 .*'4\)' closes a mention of entity 4, but none is open"),
-    ([("a", "-", "(x)")], r"line 2 .*malformed part '\(x\)'"),
-])
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        ([("a", "-", "(1"), ("b", "-", "-")], r"line 2 \(document .*entity 1 opened here .* never closed"),
+        ([("a", "-", "-"), ("b", "-", "4)")], r"line 3 .*'4\)' closes a mention of entity 4, but none is open"),
+        ([("a", "-", "(x)")], r"line 2 .*malformed part '\(x\)'"),
+    ],
+)
 def test_errors_name_file_line_and_document(rows, message):
     with pytest.raises(ConllFormatError, match=message):
         list(parse_conll_lines(_document(rows), "mem"))
@@ -109,10 +122,13 @@ def test_instances_label_gold_spans_with_their_cluster():
 
 def test_split_by_document_is_a_partition():
     reader = Conll2012CorefReader(holdout_modulus=3)
-    names = lambda suffix: {i["metadata"].metadata["name"] for i in reader.read(TRAIN + suffix)}
+
+    def names(suffix):
+        return {i["metadata"].metadata["name"] for i in reader.read(TRAIN + suffix)}
+
     train, holdout, everything = names("#train"), names("#holdout"), names("")
     assert train and holdout and not train & holdout and train | holdout == everything
-    assert all(in_holdout(name[1:name.index(")")], 3) for name in holdout)
+    assert all(in_holdout(name[1 : name.index(")")], 3) for name in holdout)
     with pytest.raises(ConllFormatError, match="only splits are"):
         list(reader.read(TRAIN + "#dev"))
 
@@ -127,7 +143,7 @@ def test_long_documents_are_cut_into_even_pieces_with_their_clusters():
     kept_mentions = 0
     for piece in pieces:
         piece_words = [w for s in piece.sentences for w in s]
-        assert piece_words == words[offset:offset + len(piece_words)]
+        assert piece_words == words[offset : offset + len(piece_words)]
         for cluster in piece.clusters:
             for start, end in cluster:
                 assert any((start + offset, end + offset) in c for c in document.clusters)

@@ -1,4 +1,5 @@
 """`allennlp bilm-perplexity`: the same numbers as `allennlp evaluate`, float16 files, clear errors."""
+
 import json
 import re
 import shutil
@@ -82,8 +83,15 @@ def test_a_softmax_of_another_width_is_refused(trained, tmp_path, capsys, monkey
         arrays = dict(data)
     arrays["weight"] = np.concatenate([arrays["weight"], arrays["weight"]], axis=1)
     np.savez(tmp_path / "softmax.npz", **arrays)
-    code, _, err = _perplexity(capsys, monkeypatch, trained / "elmo", "--softmax-file", tmp_path / "softmax.npz",
-                               "--vocab-file", trained / "elmo" / "vocabulary")
+    code, _, err = _perplexity(
+        capsys,
+        monkeypatch,
+        trained / "elmo",
+        "--softmax-file",
+        tmp_path / "softmax.npz",
+        "--vocab-file",
+        trained / "elmo" / "vocabulary",
+    )
     assert code == 2
     assert "softmax weight has shape" in err and "projection_dim 16" in err and "belongs to another biLM" in err
 

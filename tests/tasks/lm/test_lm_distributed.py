@@ -9,6 +9,7 @@
   equals `allennlp evaluate` of the archive, and `--recover` resumes it;
 * the NER tagger with `fast_elmo` and its scalar mixes trains on 2 workers.
 """
+
 import json
 import os
 import shutil
@@ -24,10 +25,22 @@ TRAIN = str(FIXTURES_ROOT / "lm" / "train.txt")
 VALID = str(FIXTURES_ROOT / "lm" / "valid.txt")
 TWO_CPU_WORKERS = {"distributed": {"cuda_devices": [-1, -1]}}
 TINY_OPTIONS = {
-    "lstm": {"dim": 32, "projection_dim": 16, "n_layers": 2, "cell_clip": 3, "proj_clip": 3,
-             "use_skip_connections": True},
-    "char_cnn": {"activation": "relu", "embedding": {"dim": 4}, "filters": [[1, 8], [2, 8], [3, 16]],
-                 "n_highway": 1, "n_characters": 262, "max_characters_per_token": 50},
+    "lstm": {
+        "dim": 32,
+        "projection_dim": 16,
+        "n_layers": 2,
+        "cell_clip": 3,
+        "proj_clip": 3,
+        "use_skip_connections": True,
+    },
+    "char_cnn": {
+        "activation": "relu",
+        "embedding": {"dim": 4},
+        "filters": [[1, 8], [2, 8], [3, 16]],
+        "n_highway": 1,
+        "n_characters": 262,
+        "max_characters_per_token": 50,
+    },
 }
 
 
@@ -63,8 +76,9 @@ def _read_one_epoch(rank: int, loader_workers: int, port: int, out_dir: str) -> 
 def test_every_sentence_is_read_once_across_ranks_and_loader_workers(loader_workers, tmp_path):
     from allennlp.common.util import find_open_port
 
-    torch.multiprocessing.spawn(_read_one_epoch, args=(loader_workers, find_open_port(), str(tmp_path)),
-                                nprocs=2, join=True)
+    torch.multiprocessing.spawn(
+        _read_one_epoch, args=(loader_workers, find_open_port(), str(tmp_path)), nprocs=2, join=True
+    )
     per_rank = [json.loads((tmp_path / f"rank{rank}.json").read_text(encoding="utf-8")) for rank in range(2)]
     expected = _sentence_counts(_reader().read(TRAIN))
     assert Counter(per_rank[0]) + Counter(per_rank[1]) == expected  # nothing read twice, nothing skipped
@@ -89,8 +103,10 @@ def _ddp_step(rank: int, sentences, vocab_dir: str, port: int, out_dir: str) -> 
         wrapped.model(**tensors)["loss"].backward()
         metrics = model.get_metrics()  # summed over both workers
         if rank == 0:
-            torch.save({"grads": {n: p.grad for n, p in model.named_parameters()}, "metrics": metrics},
-                       os.path.join(out_dir, "ddp.pt"))
+            torch.save(
+                {"grads": {n: p.grad for n, p in model.named_parameters()}, "metrics": metrics},
+                os.path.join(out_dir, "ddp.pt"),
+            )
     finally:
         dist.destroy_process_group()
 
@@ -130,18 +146,24 @@ def test_ddp_gradient_is_the_single_process_gradient(tmp_path):
     shards = [[a for a, _ in pairs], [b for _, b in pairs]]
     vocab = Vocabulary.from_instances(_reader().read(TRAIN))
     vocab.save_to_files(str(tmp_path / "vocabulary"))
-    torch.multiprocessing.spawn(_ddp_step, args=(shards, str(tmp_path / "vocabulary"), find_open_port(), str(tmp_path)),
-                                nprocs=2, join=True)
+    torch.multiprocessing.spawn(
+        _ddp_step, args=(shards, str(tmp_path / "vocabulary"), find_open_port(), str(tmp_path)), nprocs=2, join=True
+    )
     ddp = torch.load(tmp_path / "ddp.pt")
 
-    model, tensors = _model_and_batch(shards[0] + shards[1], Vocabulary.from_files(str(tmp_path / "vocabulary")),
-                                      BilmLanguageModel, Batch)
+    model, tensors = _model_and_batch(
+        shards[0] + shards[1], Vocabulary.from_files(str(tmp_path / "vocabulary")), BilmLanguageModel, Batch
+    )
     torch.manual_seed(5)
     model(**tensors)["loss"].backward()
     for name, parameter in model.named_parameters():
         assert torch.allclose(ddp["grads"][name], parameter.grad, atol=1e-6, rtol=1e-4), name
     single = model.get_metrics()
-    assert ddp["metrics"]["tokens_sampled"] == single["tokens_sampled"] == sum(len(s.split()) + 1 for s in shards[0] + shards[1])
+    assert (
+        ddp["metrics"]["tokens_sampled"]
+        == single["tokens_sampled"]
+        == sum(len(s.split()) + 1 for s in shards[0] + shards[1])
+    )
     for key in ("ppl_fwd_sampled", "ppl_bwd_sampled", "ppl_sampled"):
         assert abs(ddp["metrics"][key] - single[key]) < 1e-4 * single[key], key
 
@@ -180,8 +202,13 @@ def test_two_worker_recover_resumes(two_worker_run, tmp_path):
     shutil.copytree(two_worker_run, run)
     # a crash during epoch 1: its checkpoint (model_state_e2_b0.th), metrics and outputs never got
     # written, and best.th still holds epoch 0's weights
-    for name in ("model_state_e2_b0.th", "training_state_e2_b0.th", "metrics_epoch_1.json", "metrics.json",
-                 "model.tar.gz"):
+    for name in (
+        "model_state_e2_b0.th",
+        "training_state_e2_b0.th",
+        "metrics_epoch_1.json",
+        "metrics.json",
+        "model.tar.gz",
+    ):
         (run / name).unlink(missing_ok=True)
     shutil.copy(run / "model_state_e1_b0.th", run / "best.th")
     shutil.rmtree(run / "elmo")
@@ -195,8 +222,11 @@ def test_two_worker_recover_resumes(two_worker_run, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="the NER tagger's SpanBasedF1Measure (AllenNLP 2.10) refuses distributed "
-                   "aggregation; it trains once the NER metric sums its counts over workers")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the NER tagger's SpanBasedF1Measure (AllenNLP 2.10) refuses distributed "
+    "aggregation; it trains once the NER metric sums its counts over workers",
+)
 def test_ner_with_fast_elmo_trains_on_two_workers(tmp_path):
     from allennlp.models.archival import load_archive
 

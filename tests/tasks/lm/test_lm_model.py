@@ -1,4 +1,5 @@
 """AllenNLP's model checks for the biLM language model: train, save, load, same predictions."""
+
 import json
 
 from allennlp.common.testing import ModelTestCase
@@ -8,8 +9,15 @@ from tests.conftest import ROOT
 CONFIG = str(ROOT / "experiments" / "bilm_tiny.jsonnet")
 # one short epoch: the check is the archive round trip, not the quality of the model
 # (the checks compare the first batch of two loaders: it must not depend on random bucketing)
-ONE_EPOCH = json.dumps({"trainer.num_epochs": 1, "dataset_reader.max_instances": 96, "trainer.callbacks": [],
-                        "data_loader.batch_sampler.shuffle": False, "data_loader.batch_sampler.padding_noise": 0.0})
+ONE_EPOCH = json.dumps(
+    {
+        "trainer.num_epochs": 1,
+        "dataset_reader.max_instances": 96,
+        "trainer.callbacks": [],
+        "data_loader.batch_sampler.shuffle": False,
+        "data_loader.batch_sampler.padding_noise": 0.0,
+    }
+)
 
 
 class TestBilmLanguageModel(ModelTestCase):

@@ -1,4 +1,5 @@
 """Starting the language model from files that do not fit: each mistake gets a clear error."""
+
 from pathlib import Path
 
 import pytest
@@ -45,8 +46,11 @@ def test_softmax_from_another_vocabulary_is_refused(tmp_path):
     export_model(trained, str(tmp_path / "elmo"))
     with pytest.raises(ConfigurationError, match=r"different vocabulary.*'dog' vs 'cow'.*from_files"):
         BilmLanguageModel(_vocab(["cat", "cow"]), options_file=TF_OPTIONS, pretrained_file=str(tmp_path / "elmo"))
-    same = BilmLanguageModel(Vocabulary.from_files(str(tmp_path / "elmo" / "vocabulary")), options_file=TF_OPTIONS,
-                             pretrained_file=str(tmp_path / "elmo"))
+    same = BilmLanguageModel(
+        Vocabulary.from_files(str(tmp_path / "elmo" / "vocabulary")),
+        options_file=TF_OPTIONS,
+        pretrained_file=str(tmp_path / "elmo"),
+    )
     assert (same.softmax.weight == trained.softmax.weight).all()
 
 

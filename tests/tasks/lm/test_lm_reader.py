@@ -28,8 +28,12 @@ def test_running_text_splits_paragraphs_into_sentences(tmp_path):
     path = tmp_path / "news.txt"
     path.write_text("  The cat sat. It was\n  happy! Was it?\n\nA new\n paragraph here\n", encoding="utf-8")
     got = _sentences(BilmRawTextReader(text_format="running"), path)
-    assert got == [["The", "cat", "sat", "."], ["It", "was", "happy", "!"], ["Was", "it", "?"],
-                   ["A", "new", "paragraph", "here"]]
+    assert got == [
+        ["The", "cat", "sat", "."],
+        ["It", "was", "happy", "!"],
+        ["Was", "it", "?"],
+        ["A", "new", "paragraph", "here"],
+    ]
     # the same file read line by line keeps the wrapped lines as sentences
     assert len(_sentences(BilmRawTextReader(), path)) == 4
 

@@ -1,4 +1,5 @@
 """Sampled vs exact softmax: hand-checkable identities and the untrained-model sanity check."""
+
 import math
 
 import torch

@@ -1,4 +1,5 @@
 """End to end: train the tiny biLM, export it, load it back, evaluate, fine-tune and resume."""
+
 import copy
 import json
 import os
@@ -58,9 +59,11 @@ def test_training_lowers_the_loss_and_the_exact_perplexity(trained):
     assert last["validation_ppl_exact"] < first["validation_ppl_exact"]
     assert last["validation_ppl_exact"] < vocab_size / 3
     assert {"ppl_fwd_sampled", "ppl_bwd_sampled", "ppl_sampled", "tokens_per_s"} <= {
-        k[len("training_"):] for k in last if k.startswith("training_")}
+        k[len("training_") :] for k in last if k.startswith("training_")
+    }
     assert {"ppl_fwd_exact", "ppl_bwd_exact", "ppl_exact"} <= {
-        k[len("validation_"):] for k in last if k.startswith("validation_")}
+        k[len("validation_") :] for k in last if k.startswith("validation_")
+    }
 
 
 def test_untrained_model_exact_perplexity_is_about_the_vocabulary_size(archived_model):
@@ -102,8 +105,18 @@ def test_export_command_float16_and_evaluate(trained, archived_model, tmp_path, 
         assert float((ours - theirs).abs().max()) < 2e-2
 
     metrics_file = tmp_path / "eval.json"
-    monkeypatch.setattr(sys, "argv", ["allennlp", "evaluate", str(trained / "model.tar.gz"),
-                                      "fixtures/lm/valid.txt", "--output-file", str(metrics_file)])
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        [
+            "allennlp",
+            "evaluate",
+            str(trained / "model.tar.gz"),
+            "fixtures/lm/valid.txt",
+            "--output-file",
+            str(metrics_file),
+        ],
+    )
     monkeypatch.chdir(REPO)
     main()
     evaluated = json.loads(metrics_file.read_text())
@@ -116,8 +129,9 @@ def test_export_command_takes_a_checkpoint_of_a_serialization_dir(trained, archi
 
     checkpoint = sorted(trained.glob("model_state_e*.th"))[0]
     out = tmp_path / "checkpoint"
-    monkeypatch.setattr(sys, "argv", ["allennlp", "export-bilm", str(trained), str(out),
-                                      "--weights-file", str(checkpoint)])
+    monkeypatch.setattr(
+        sys, "argv", ["allennlp", "export-bilm", str(trained), str(out), "--weights-file", str(checkpoint)]
+    )
     main()
     expected = copy.deepcopy(archived_model)
     expected.load_state_dict(torch.load(checkpoint, map_location="cpu"))
@@ -129,21 +143,29 @@ def test_export_command_takes_a_checkpoint_of_a_serialization_dir(trained, archi
 
 
 def test_finetune_from_exported_hdf5_and_softmax(trained, tmp_path):
-    from elmo_tasks.tasks.lm import BilmLanguageModel
     from allennlp.data import Vocabulary
+
+    from elmo_tasks.tasks.lm import BilmLanguageModel
 
     elmo = trained / "elmo"
     # hdf5 only: the biLM starts from the exported weights, the softmax starts fresh
     vocab = Vocabulary.from_files(str(elmo / "vocabulary"))
-    model = BilmLanguageModel(vocab, options_file=str(elmo / "options.json"), pretrained_file=str(elmo / "weights.hdf5"))
-    for ours, theirs in zip(_activations(model.bilm), _activations(load_bilm(str(elmo / "options.json"), str(elmo / "weights.hdf5")))):
+    model = BilmLanguageModel(
+        vocab, options_file=str(elmo / "options.json"), pretrained_file=str(elmo / "weights.hdf5")
+    )
+    for ours, theirs in zip(
+        _activations(model.bilm), _activations(load_bilm(str(elmo / "options.json"), str(elmo / "weights.hdf5")))
+    ):
         assert torch.equal(ours, theirs)
 
     # the whole export directory through the fine-tuning config (biLM + softmax + vocabulary)
     run = tmp_path / "ft"
     env = {**ENV, "ELMO_OPTIONS": str(elmo / "options.json"), "ELMO_WEIGHTS": str(elmo)}
-    overrides = {"vocabulary": {"type": "from_files", "directory": str(elmo / "vocabulary")},
-                 "model.num_samples": 32, "trainer.optimizer.lr": 0.001}
+    overrides = {
+        "vocabulary": {"type": "from_files", "directory": str(elmo / "vocabulary")},
+        "model.num_samples": 32,
+        "trainer.optimizer.lr": 0.001,
+    }
     _allennlp("train", "experiments/bilm_finetune.jsonnet", "-s", str(run), "-o", json.dumps(overrides), env=env)
     start = json.loads((trained / "metrics.json").read_text())["best_validation_ppl_exact"]
     after = _metrics(run, 0)["validation_ppl_exact"]
@@ -155,8 +177,14 @@ def test_recover_resumes_an_interrupted_run(trained, tmp_path):
     run = tmp_path / "interrupted"
     shutil.copytree(trained, run)
     # simulate a crash during the last epoch: its checkpoint, metrics and outputs never got written
-    for name in ("model_state_e8_b0.th", "training_state_e8_b0.th", "metrics_epoch_7.json",
-                 "metrics.json", "model.tar.gz", "best.th"):
+    for name in (
+        "model_state_e8_b0.th",
+        "training_state_e8_b0.th",
+        "metrics_epoch_7.json",
+        "metrics.json",
+        "model.tar.gz",
+        "best.th",
+    ):
         (run / name).unlink(missing_ok=True)
     shutil.rmtree(run / "elmo")
     finished = {e: (run / f"metrics_epoch_{e}.json").stat().st_mtime_ns for e in range(7)}

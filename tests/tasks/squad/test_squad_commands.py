@@ -1,5 +1,6 @@
 """Both SQuAD configs through the CLI: train on fixtures -> evaluate -> predict -> squad-predict,
 and squad-score on a predictions file worked out by hand."""
+
 import copy
 import json
 from pathlib import Path
@@ -49,7 +50,7 @@ def test_predict_returns_answer_offsets_and_probability(trained):
     out = trained / "predictions.jsonl"
     run_allennlp("predict", str(trained / "run" / "model.tar.gz"), str(inputs), "--output-file", str(out), "--silent")
     prediction = json.loads(out.read_text())
-    assert passage[prediction["answer_start"]:prediction["answer_end"]] == prediction["answer"] != ""
+    assert passage[prediction["answer_start"] : prediction["answer_end"]] == prediction["answer"] != ""
     assert 0.0 < prediction["span_probability"] <= 1.0
 
 
@@ -98,8 +99,14 @@ def test_squad_score_on_one_fold(tmp_path, capsys):
 
 
 def _config(name: str, data: str) -> dict:
-    env = {"ELMO_TASKS_DATA": data, "ELMO_TASKS_SHARED_DATA": "../shared/data", "ELMO_OPTIONS": "o.json",
-           "ELMO_WEIGHTS": "w.hdf5", "ELMO_TASKS_SEED": "1", "ELMO_TASKS_FOLD": "4/4"}
+    env = {
+        "ELMO_TASKS_DATA": data,
+        "ELMO_TASKS_SHARED_DATA": "../shared/data",
+        "ELMO_OPTIONS": "o.json",
+        "ELMO_WEIGHTS": "w.hdf5",
+        "ELMO_TASKS_SEED": "1",
+        "ELMO_TASKS_FOLD": "4/4",
+    }
     return Params.from_file(str(ROOT / "experiments" / f"squad_{name}.jsonnet"), ext_vars=env).as_dict()
 
 

@@ -1,4 +1,5 @@
 """The official SQuAD v1.1 scoring rules, on answers worked out by hand."""
+
 import pytest
 
 from elmo_tasks.tasks.squad.metric import (
@@ -12,16 +13,19 @@ from elmo_tasks.tasks.squad.metric import (
 )
 
 
-@pytest.mark.parametrize("text, normalized", [
-    ("The Denver Broncos", "denver broncos"),
-    ("  Denver\tBroncos.\n", "denver broncos"),
-    ("an apple, a pear & the plum!", "apple pear plum"),
-    ("theater anthem", "theater anthem"),        # articles only as whole words
-    ("A-list", "alist"),                         # punctuation is removed, not replaced by a space
-    ("“Quoted” — dash", "“quoted” — dash"),      # not ASCII punctuation: kept, as officially
-    ("$1,000.50", "100050"),
-    ("", ""),
-])
+@pytest.mark.parametrize(
+    "text, normalized",
+    [
+        ("The Denver Broncos", "denver broncos"),
+        ("  Denver\tBroncos.\n", "denver broncos"),
+        ("an apple, a pear & the plum!", "apple pear plum"),
+        ("theater anthem", "theater anthem"),  # articles only as whole words
+        ("A-list", "alist"),  # punctuation is removed, not replaced by a space
+        ("“Quoted” — dash", "“quoted” — dash"),  # not ASCII punctuation: kept, as officially
+        ("$1,000.50", "100050"),
+        ("", ""),
+    ],
+)
 def test_normalize_answer(text, normalized):
     assert normalize_answer(text) == normalized
 
@@ -59,7 +63,7 @@ def test_score_predictions_averages_over_all_questions_unanswered_score_zero():
     questions = [
         ("q1", ["Denver Broncos"]),
         ("q2", ["Carolina Panthers", "the Panthers"]),
-        ("q3", ["Santa Clara"]),           # unanswered
+        ("q3", ["Santa Clara"]),  # unanswered
         ("q4", ["February 7, 2016"]),
     ]
     predictions = {"q1": "the Denver Broncos", "q2": "Panthers team", "q4": "February 7", "zzz": "ignored"}

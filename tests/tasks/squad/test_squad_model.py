@@ -1,4 +1,5 @@
 """bidaf_self_attention: train/save/load, span decoding, long passages, one biLM pass per passage."""
+
 import json
 from typing import List
 
@@ -24,11 +25,17 @@ from elmo_tasks.tasks.squad.reader import SquadV1Reader
 from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, ROOT, WEIGHT_FILE
 
 DEV = FIXTURES_ROOT / "squad" / "dev.json"
-PASSAGES = ["The Panthers beat the Denver Broncos in Santa Clara in February 2016.",
-            "Warsaw is the capital of Poland and lies on the Vistula river."]
-QUESTIONS = [("Who lost the game?", 0, "Denver Broncos"), ("Where was the game?", 0, "Santa Clara"),
-             ("What is the capital of Poland?", 1, "Warsaw"), ("Which river runs through Warsaw?", 1, "Vistula"),
-             ("When was the game?", 0, "February 2016")]
+PASSAGES = [
+    "The Panthers beat the Denver Broncos in Santa Clara in February 2016.",
+    "Warsaw is the capital of Poland and lies on the Vistula river.",
+]
+QUESTIONS = [
+    ("Who lost the game?", 0, "Denver Broncos"),
+    ("Where was the game?", 0, "Santa Clara"),
+    ("What is the capital of Poland?", 1, "Warsaw"),
+    ("Which river runs through Warsaw?", 1, "Vistula"),
+    ("When was the game?", 0, "February 2016"),
+]
 
 
 class TestConfigsTrainSaveAndLoad(ModelTestCase):
@@ -37,9 +44,15 @@ class TestConfigsTrainSaveAndLoad(ModelTestCase):
         config = ROOT / "experiments" / f"squad_{variant}.jsonnet"
         self.set_up_model(config, DEV)
         # Batches in file order, so the original and the loaded model see the same first batch.
-        overrides = json.dumps({"trainer.num_epochs": 1, "train_data_path": str(DEV), "validation_data_path": str(DEV),
-                                "data_loader.batch_sampler.shuffle": False,
-                                "data_loader.batch_sampler.padding_noise": 0.0})
+        overrides = json.dumps(
+            {
+                "trainer.num_epochs": 1,
+                "train_data_path": str(DEV),
+                "validation_data_path": str(DEV),
+                "data_loader.batch_sampler.shuffle": False,
+                "data_loader.batch_sampler.padding_noise": 0.0,
+            }
+        )
         self.ensure_model_can_train_save_and_load(config, overrides=overrides, seed=1)
 
 
@@ -48,8 +61,10 @@ def _instances(elmo: bool) -> List[Instance]:
     if elmo:
         indexers["elmo"] = ELMoTokenCharactersIndexer()
     reader = SquadV1Reader(token_indexers=indexers)
-    return [reader.text_to_instance(q, PASSAGES[p], f"q{i}", [PASSAGES[p].index(a)], [a])
-            for i, (q, p, a) in enumerate(QUESTIONS)]
+    return [
+        reader.text_to_instance(q, PASSAGES[p], f"q{i}", [PASSAGES[p].index(a)], [a])
+        for i, (q, p, a) in enumerate(QUESTIONS)
+    ]
 
 
 def _model(vocab: Vocabulary, elmo: bool, dropout: float = 0.0, hidden: int = 6) -> BidafSelfAttention:
@@ -58,9 +73,16 @@ def _model(vocab: Vocabulary, elmo: bool, dropout: float = 0.0, hidden: int = 6)
         embedders["elmo"] = ElmoTokenEmbedder(OPTIONS_FILE, WEIGHT_FILE, dropout=0.0, num_output_representations=2)
     gru = Lazy(GruSeq2SeqEncoder, constructor_extras={"hidden_size": hidden, "bidirectional": True})
     return BidafSelfAttention.from_partial_objects(
-        vocab=vocab, text_field_embedder=BasicTextFieldEmbedder(embedders), phrase_layer=gru,
-        residual_encoder=gru, span_start_encoder=gru, span_end_encoder=gru, attention_dim=8,
-        elmo_at_output=elmo, dropout=dropout)
+        vocab=vocab,
+        text_field_embedder=BasicTextFieldEmbedder(embedders),
+        phrase_layer=gru,
+        residual_encoder=gru,
+        span_start_encoder=gru,
+        span_end_encoder=gru,
+        attention_dim=8,
+        elmo_at_output=elmo,
+        dropout=dropout,
+    )
 
 
 def _tensors(instances: List[Instance], vocab: Vocabulary):
@@ -101,9 +123,16 @@ def test_elmo_at_output_needs_two_representations():
     gru = Lazy(GruSeq2SeqEncoder, constructor_extras={"hidden_size": 4, "bidirectional": True})
     embedder = BasicTextFieldEmbedder({"tokens": Embedding(embedding_dim=5, vocab_namespace="tokens", vocab=vocab)})
     with pytest.raises(ConfigurationError, match="bidaf_self_attention: elmo_at_output=true needs a 'fast_elmo'"):
-        BidafSelfAttention.from_partial_objects(vocab=vocab, text_field_embedder=embedder, phrase_layer=gru,
-                                                residual_encoder=gru, span_start_encoder=gru, span_end_encoder=gru,
-                                                attention_dim=8, elmo_at_output=True)
+        BidafSelfAttention.from_partial_objects(
+            vocab=vocab,
+            text_field_embedder=embedder,
+            phrase_layer=gru,
+            residual_encoder=gru,
+            span_start_encoder=gru,
+            span_end_encoder=gru,
+            attention_dim=8,
+            elmo_at_output=True,
+        )
 
 
 def test_learns_the_training_questions():

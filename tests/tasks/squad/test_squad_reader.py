@@ -1,4 +1,5 @@
 """The squad_v1 reader: token spans from character spans, gold answers, caps, folds, errors."""
+
 import json
 import logging
 from pathlib import Path
@@ -36,7 +37,7 @@ def _span_text(instance) -> str:
     meta = instance["metadata"].metadata
     offsets = meta["token_offsets"]
     start, end = instance["span_start"].sequence_index, instance["span_end"].sequence_index
-    return meta["passage_text"][offsets[start][0]:offsets[end][1]]
+    return meta["passage_text"][offsets[start][0] : offsets[end][1]]
 
 
 def test_fixture_spans_cut_the_gold_answer_out_of_the_passage():
@@ -52,10 +53,19 @@ def test_fixture_spans_cut_the_gold_answer_out_of_the_passage():
 
 def test_misaligned_answer_uses_the_covering_span_and_is_counted(tmp_path, caplog):
     context = "Sales rose in the 1990s and fell in 2001."
-    path = _write(tmp_path, [_article("t", context, [
-        _qa("q1", "When did sales rise?", ("1990", context.index("1990"))),
-        _qa("q2", "When did they fall?", ("2001", context.index("2001"))),
-    ])])
+    path = _write(
+        tmp_path,
+        [
+            _article(
+                "t",
+                context,
+                [
+                    _qa("q1", "When did sales rise?", ("1990", context.index("1990"))),
+                    _qa("q2", "When did they fall?", ("2001", context.index("2001"))),
+                ],
+            )
+        ],
+    )
     with caplog.at_level(logging.INFO):
         instances = list(SquadV1Reader().read(path))
     assert _span_text(instances[0]) == "1990s" and _span_text(instances[1]) == "2001"
@@ -65,26 +75,51 @@ def test_misaligned_answer_uses_the_covering_span_and_is_counted(tmp_path, caplo
 
 def test_several_gold_answers_all_kept_majority_span_is_the_target(tmp_path):
     context = "The Panthers beat the Denver Broncos in Santa Clara."
-    path = _write(tmp_path, [_article("t", context, [_qa(
-        "q", "Who lost?",
-        ("Broncos", context.index("Broncos")),
-        ("Denver Broncos", context.index("Denver")),
-        ("the Denver Broncos", context.index("the Denver")),
-        ("Denver Broncos", context.index("Denver")),
-    )])])
+    path = _write(
+        tmp_path,
+        [
+            _article(
+                "t",
+                context,
+                [
+                    _qa(
+                        "q",
+                        "Who lost?",
+                        ("Broncos", context.index("Broncos")),
+                        ("Denver Broncos", context.index("Denver")),
+                        ("the Denver Broncos", context.index("the Denver")),
+                        ("Denver Broncos", context.index("Denver")),
+                    )
+                ],
+            )
+        ],
+    )
     instance = list(SquadV1Reader().read(path))[0]
     assert _span_text(instance) == "Denver Broncos"
-    assert instance["metadata"].metadata["answer_texts"] == ["Broncos", "Denver Broncos", "the Denver Broncos",
-                                                             "Denver Broncos"]
+    assert instance["metadata"].metadata["answer_texts"] == [
+        "Broncos",
+        "Denver Broncos",
+        "the Denver Broncos",
+        "Denver Broncos",
+    ]
 
 
 def test_passage_cap_truncates_and_skips_unreachable_answers(tmp_path, caplog):
     context = "one two three four five six seven eight"
-    path = _write(tmp_path, [_article("t", context, [
-        _qa("near", "q?", ("two", context.index("two"))),
-        _qa("far", "q?", ("eight", context.index("eight"))),
-        _qa("both", "q?", ("seven", context.index("seven")), ("three", context.index("three"))),
-    ])])
+    path = _write(
+        tmp_path,
+        [
+            _article(
+                "t",
+                context,
+                [
+                    _qa("near", "q?", ("two", context.index("two"))),
+                    _qa("far", "q?", ("eight", context.index("eight"))),
+                    _qa("both", "q?", ("seven", context.index("seven")), ("three", context.index("three"))),
+                ],
+            )
+        ],
+    )
     with caplog.at_level(logging.INFO):
         instances = list(SquadV1Reader(passage_length_limit=4).read(path))
     assert [i["metadata"].metadata["question_id"] for i in instances] == ["near", "both"]
@@ -94,12 +129,18 @@ def test_passage_cap_truncates_and_skips_unreachable_answers(tmp_path, caplog):
     assert len(list(SquadV1Reader().read(path))) == 3  # no cap: every question
 
 
-@pytest.mark.parametrize("qa, message", [
-    ({"id": "q7", "question": "Who?", "answers": [{"text": "Bob", "answer_start": 3}]}, "q7: answer 'Bob' is not at character 3"),
-    ({"id": "q8", "question": "", "answers": []}, "q8: 'question' must be a non-empty string"),
-    ({"id": "q9", "question": "Who?", "answers": [{"text": "Ann"}]}, "q9: each answer needs 'text'"),
-    ({"question": "Who?", "answers": []}, "a question has no string 'id'"),
-])
+@pytest.mark.parametrize(
+    "qa, message",
+    [
+        (
+            {"id": "q7", "question": "Who?", "answers": [{"text": "Bob", "answer_start": 3}]},
+            "q7: answer 'Bob' is not at character 3",
+        ),
+        ({"id": "q8", "question": "", "answers": []}, "q8: 'question' must be a non-empty string"),
+        ({"id": "q9", "question": "Who?", "answers": [{"text": "Ann"}]}, "q9: each answer needs 'text'"),
+        ({"question": "Who?", "answers": []}, "a question has no string 'id'"),
+    ],
+)
 def test_malformed_entries_name_the_question_id(tmp_path, qa, message):
     path = _write(tmp_path, [_article("t", "Ann met Bob.", [qa])])
     with pytest.raises(SquadFormatError, match=message) as error:
@@ -112,7 +153,7 @@ def test_not_squad_json(tmp_path):
     bad.write_text("{not json")
     with pytest.raises(SquadFormatError, match="not valid JSON"):
         list(SquadV1Reader().read(str(bad)))
-    bad.write_text('[1, 2]')
+    bad.write_text("[1, 2]")
     with pytest.raises(SquadFormatError, match="'data' list of articles"):
         list(SquadV1Reader().read(str(bad)))
 
@@ -120,15 +161,19 @@ def test_not_squad_json(tmp_path):
 def test_folds_partition_the_articles(tmp_path):
     articles = [_article(f"a{i}", f"Text {i}.", [_qa(f"q{i}", "Which?", (str(i), 5))]) for i in range(7)]
     path = _write(tmp_path, articles)
-    ids = lambda suffix: [i["metadata"].metadata["question_id"] for i in SquadV1Reader().read(path + suffix)]
+
+    def ids(suffix):
+        return [i["metadata"].metadata["question_id"] for i in SquadV1Reader().read(path + suffix)]
+
     assert ids("#fold=1/3") == ["q0", "q3", "q6"] and ids("#fold=2/3") == ["q1", "q4"]
     assert ids("#folds-except=1/3") == ["q1", "q2", "q4", "q5"]
     assert ids("#folds-except=1,2/3") == ids("#fold=3/3") == ["q2", "q5"]
     assert [a["title"] for a in load_articles(path)] == [f"a{i}" for i in range(7)]
 
 
-@pytest.mark.parametrize("suffix", ["#fold=0/3", "#fold=4/3", "#fold=1/1", "#fold=1,2/3", "#folds=1/3", "#fold=x/3",
-                                    "#fold=1"])
+@pytest.mark.parametrize(
+    "suffix", ["#fold=0/3", "#fold=4/3", "#fold=1/1", "#fold=1,2/3", "#folds=1/3", "#fold=x/3", "#fold=1"]
+)
 def test_bad_fold_suffix_says_what_is_allowed(suffix):
     with pytest.raises(ValueError, match="#fold=K/N"):
         split_path("data.json" + suffix)
@@ -143,4 +188,4 @@ def test_xquad_four_folds_cover_every_question_once_with_disjoint_articles():
     passages = [{i["metadata"].metadata["passage_text"] for i in fold} for fold in folds]
     assert sum(len(p) for p in passages) == len(set().union(*passages)) == 240
     rest = [i["metadata"].metadata["question_id"] for i in reader.read(f"{XQUAD}#folds-except=1/4")]
-    assert sorted(rest) == sorted(ids[len(folds[0]):])
+    assert sorted(rest) == sorted(ids[len(folds[0]) :])

@@ -1,4 +1,5 @@
 """Random props files for comparing the metric with srl-eval.pl (see test_srl_metric.py)."""
+
 import random
 from typing import List, TextIO, Tuple
 
@@ -46,7 +47,7 @@ def perturb(rng: random.Random, column: List[str]) -> List[str]:
     other = list(column)
     for i, tag in enumerate(other):
         if tag.startswith("(") and tag != "(V*)" and rng.random() < 0.3:
-            other[i] = tag.replace(tag[1:tag.index("*")].split("(")[0], rng.choice(LABELS[:-2]), 1)
+            other[i] = tag.replace(tag[1 : tag.index("*")].split("(")[0], rng.choice(LABELS[:-2]), 1)
     return other
 
 

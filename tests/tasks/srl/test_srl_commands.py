@@ -1,4 +1,5 @@
 """Both SRL configs through the CLI on fixtures: train -> evaluate -> predict -> srl-props -> srl-score."""
+
 import io
 import json
 from contextlib import redirect_stdout
@@ -17,8 +18,9 @@ TEST = str(SRL / "conll2005_test.txt")
 @pytest.fixture(scope="module", params=["srl_baseline", "srl_elmo"])
 def archive(request, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp(request.param) / "run"
-    run_allennlp("train", f"experiments/{request.param}.jsonnet", "-s", str(out),
-                 "-o", json.dumps({"trainer.num_epochs": 2}))
+    run_allennlp(
+        "train", f"experiments/{request.param}.jsonnet", "-s", str(out), "-o", json.dumps({"trainer.num_epochs": 2})
+    )
     metrics = json.loads((out / "metrics.json").read_text())
     assert "best_validation_f1-measure-overall" in metrics
     config = json.loads((out / "config.json").read_text())
@@ -44,8 +46,12 @@ def test_evaluate_reports_srl_eval_f1(archive, tmp_path):
 
 def test_predict_raw_sentences_and_dataset_files(archive, tmp_path):
     inputs = tmp_path / "in.jsonl"
-    inputs.write_text(json.dumps({"sentence": "The dog chased the cat.", "verbs": [2]}) + "\n"
-                      + json.dumps({"sentence": "Mira baked a cake."}) + "\n")
+    inputs.write_text(
+        json.dumps({"sentence": "The dog chased the cat.", "verbs": [2]})
+        + "\n"
+        + json.dumps({"sentence": "Mira baked a cake."})
+        + "\n"
+    )
     output = tmp_path / "out.jsonl"
     run_allennlp("predict", str(archive), str(inputs), "--output-file", str(output), "--silent")
     results = [json.loads(line) for line in output.read_text().splitlines()]
@@ -60,8 +66,7 @@ def test_predict_raw_sentences_and_dataset_files(archive, tmp_path):
 @pytest.mark.parametrize("data, fmt", [(TEST, "conll2005"), (str(SRL / "conll2012_test.gold_conll"), "conll2012")])
 def test_srl_props_writes_every_sentence_and_scores_like_srl_score(archive, tmp_path, data, fmt):
     predicted, gold = tmp_path / "pred.props", tmp_path / "gold.props"
-    line = _last_line("srl-props", str(archive), data, str(predicted), "--gold-output", str(gold),
-                      "--data-format", fmt)
+    line = _last_line("srl-props", str(archive), data, str(predicted), "--gold-output", str(gold), "--data-format", fmt)
     assert line.startswith("precision ") and " recall " in line and " f1 " in line
     with gold.open() as g, predicted.open() as p:
         gold_sentences, predicted_sentences = list(read_props(g, "gold")), list(read_props(p, "pred"))

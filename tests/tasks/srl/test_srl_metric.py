@@ -4,6 +4,7 @@ Every expected count below was worked out by hand from srl-eval.pl's documented 
 elmo_tasks/tasks/srl/metric.py). With SRL_EVAL_PL pointing at the official srl-eval.pl, one more
 test compares whole random files with it.
 """
+
 import io
 import os
 import random
@@ -59,7 +60,9 @@ def test_continuation_belongs_to_its_argument_all_pieces_must_match():
     #         Nobody knows ,  Lena  said  ,  where  the  key  is  .
     gold = ["(A1*", "*)", "*", "(A0*)", "(V*)", "*", "(C-A1*", "*", "*", "*)", "*"]
     assert [(a.label, a.start, a.end, a.pieces) for a in arguments_of(gold)] == [
-        ("A1", 0, 9, [(0, 1), (6, 9)]), ("A0", 3, 3, []), ("V", 4, 4, []),
+        ("A1", 0, 9, [(0, 1), (6, 9)]),
+        ("A0", 3, 3, []),
+        ("V", 4, 4, []),
     ]
     assert _counts(gold, list(gold)).totals() == (2, 0, 0)  # A1 (two pieces) + A0
     # Only the first piece predicted: an A1 over words 0-1, which is not the gold A1 (0-9).
@@ -126,12 +129,15 @@ def test_bio_and_start_end_round_trip():
     assert start_end_to_bio(["(C-A2(V*)", "*)"]) == (["B-C-A2", "I-C-A2"], 1)
 
 
-@pytest.mark.parametrize("bad, message", [
-    (["(A0*", "*"], "never closed"),
-    (["*)", "*"], "never opened"),
-    (["A0"], "cannot read"),
-    (["(A0*A1)"], "closes A1"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (["(A0*", "*"], "never closed"),
+        (["*)", "*"], "never opened"),
+        (["A0"], "cannot read"),
+        (["(A0*A1)"], "closes A1"),
+    ],
+)
 def test_bad_columns_say_where(bad, message):
     with pytest.raises(PropsFormatError, match=message):
         arguments_of(bad, "file.props, line 3")
@@ -158,8 +164,9 @@ def test_equals_the_official_srl_eval_on_random_files(tmp_path):
         gold, predicted = tmp_path / "gold.props", tmp_path / "pred.props"
         with gold.open("w") as g, predicted.open("w") as p:
             write_pair(random.Random(seed), g, p, 30)
-        output = subprocess.run(["perl", os.environ["SRL_EVAL_PL"], str(gold), str(predicted)],
-                                capture_output=True, text=True, check=True).stdout
+        output = subprocess.run(
+            ["perl", os.environ["SRL_EVAL_PL"], str(gold), str(predicted)], capture_output=True, text=True, check=True
+        ).stdout
         official = tuple(int(n) for n in re.search(r"Overall\s+(\d+)\s+(\d+)\s+(\d+)", output).groups())
         with gold.open() as g, predicted.open() as p:
             assert score_props(read_props(g, "gold"), read_props(p, "pred")).totals() == official, seed

@@ -1,4 +1,5 @@
 """srl_elmo: training from the configs, constrained decoding, one biLM pass per sentence, predictor."""
+
 import json
 from typing import List
 
@@ -29,8 +30,11 @@ class TestSrlConfigs(ModelTestCase):
         self.set_up_model(str(ROOT / "experiments" / f"{variant}.jsonnet"), TRAIN)
         # Without shuffling and padding noise, the original and the loaded model see the same batch.
         # (Dotted keys: a nested override object would replace the config's whole object.)
-        overrides = {"trainer.num_epochs": 2, "data_loader.batch_sampler.shuffle": False,
-                     "data_loader.batch_sampler.padding_noise": 0.0}
+        overrides = {
+            "trainer.num_epochs": 2,
+            "data_loader.batch_sampler.shuffle": False,
+            "data_loader.batch_sampler.padding_noise": 0.0,
+        }
         self.ensure_model_can_train_save_and_load(self.param_file, overrides=json.dumps(overrides))
 
 
@@ -44,13 +48,20 @@ def _reader(elmo: bool) -> SrlConllReader:
 def _model(vocab: Vocabulary, elmo: bool, hidden: int = 16) -> SrlElmo:
     embedders = {"tokens": {"type": "embedding", "embedding_dim": 16}}
     if elmo:
-        embedders["elmo"] = {"type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "dropout": 0.0}
-    params = Params({
-        "type": "srl_elmo",
-        "predicate_embedding_dim": 8,
-        "text_field_embedder": {"token_embedders": embedders},
-        "encoder": {"type": "alternating_lstm", "hidden_size": hidden, "num_layers": 2},
-    })
+        embedders["elmo"] = {
+            "type": "fast_elmo",
+            "options_file": OPTIONS_FILE,
+            "weight_file": WEIGHT_FILE,
+            "dropout": 0.0,
+        }
+    params = Params(
+        {
+            "type": "srl_elmo",
+            "predicate_embedding_dim": 8,
+            "text_field_embedder": {"token_embedders": embedders},
+            "encoder": {"type": "alternating_lstm", "hidden_size": hidden, "num_layers": 2},
+        }
+    )
     model = Model.from_params(vocab=vocab, params=params)
     assert isinstance(model, SrlElmo)
     return model
@@ -156,10 +167,14 @@ def test_predictor_labels_given_or_guessed_verbs():
     result = predictor.predict_json({"sentence": "The cat chased the mouse.", "verbs": [2]})
     assert result["words"] == ["The", "cat", "chased", "the", "mouse", "."]
     assert result["verbs_given"] is True
-    assert result["verbs"] == [{
-        "index": 2, "verb": "chased", "tags": ["B-A0", "I-A0", "B-V", "B-A1", "I-A1", "O"],
-        "description": "[A0: The cat] [V: chased] [A1: the mouse] .",
-    }]
+    assert result["verbs"] == [
+        {
+            "index": 2,
+            "verb": "chased",
+            "tags": ["B-A0", "I-A0", "B-V", "B-A1", "I-A1", "O"],
+            "description": "[A0: The cat] [V: chased] [A1: the mouse] .",
+        }
+    ]
     guessed = predictor.predict_json({"sentence": "The dog chased the ball yesterday."})
     assert guessed["verbs_given"] is False and "heuristic" in guessed["verbs_found_by"]
     assert [frame["verb"] for frame in guessed["verbs"]] == ["chased"]
@@ -170,7 +185,9 @@ def test_predictor_labels_given_or_guessed_verbs():
 
 
 def test_description_and_verb_guesses():
-    assert describe(["The", "cat", "chased", "it", "."], ["B-A0", "I-A0", "B-V", "B-A1", "O"]) == \
-        "[A0: The cat] [V: chased] [A1: it] ."
+    assert (
+        describe(["The", "cat", "chased", "it", "."], ["B-A0", "I-A0", "B-V", "B-A1", "O"])
+        == "[A0: The cat] [V: chased] [A1: it] ."
+    )
     assert describe(["a", "b"], ["I-A0", "B-A0"]) == "[A0: a] [A0: b]"
     assert guess_verbs("The running water was boiling and she said nothing".split()) == [4, 7]

@@ -1,4 +1,5 @@
 """SRL readers: instances per predicate, CoNLL-2005 files and folders, CoNLL-2012 documents."""
+
 import gzip
 
 import pytest
@@ -82,5 +83,6 @@ def test_release_folder_equals_the_assembled_file():
     assert len(folder) == 426 and sum(len(s.props.columns) for s in folder) == 804
     whole = list(read_srl_sentences(str(data / "dev-set.gz")))
     sections = list(read_srl_sentences(str(data / "devel")))
-    assert [(s.words, s.props.targets, s.props.columns) for s in whole] == \
-        [(s.words, s.props.targets, s.props.columns) for s in sections]
+    assert [(s.words, s.props.targets, s.props.columns) for s in whole] == [
+        (s.words, s.props.targets, s.props.columns) for s in sections
+    ]

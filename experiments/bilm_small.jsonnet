@@ -1,5 +1,5 @@
 // The biLM we ship: 2x1024_128, 1024-filter char CNN, 1 highway (~7.0M parameters in the hdf5,
-// ~14 MB as float16). Trains on ../shared/data/lm (Wikipedia + news + books, no PTB) with
+// ~14 MB as float16). Trains on the `lm/` folder of the data (docs/DATA.md) (Wikipedia + news + books, no PTB) with
 // ELMO_TASKS_DATA=full; on the bundled fixtures otherwise (a smoke run).
 //   ELMO_TASKS_DATA=full allennlp train experiments/bilm_small.jsonnet -s runs/bilm_small
 //   ELMO_TASKS_DATA=full allennlp train experiments/bilm_small.jsonnet -s runs/bilm_small --recover  # resume

@@ -1,6 +1,6 @@
 // Continue training the shipped small biLM on the whole corpus, shuffled across domains.
 // Step 1 builds the corpus once (tokenized as training does, held-out files left out):
-//   python scripts/build_bilm_corpus.py ../shared/data/lm runs/bilm_corpus
+//   python scripts/build_bilm_corpus.py $ELMO_TASKS_SHARED_DATA/lm runs/bilm_corpus   # the lm/ folder of docs/DATA.md
 // Step 2 trains from the shipped weights (and, when the shipped folder has it, the shipped
 // softmax, whose vocabulary is the corpus vocabulary: the builder is deterministic):
 //   ELMO_TASKS_DATA=full allennlp train experiments/bilm_small_continue.jsonnet -s runs/bilm_v2

@@ -5,11 +5,11 @@ For each ``model_state_e<N>.th`` in ``--states`` (default: the run's serializati
 a folder of hard links keeps checkpoints the trainer has already deleted), the checkpoint is
 exported to the original format with ``allennlp export-bilm --weights-file`` and every held-out
 text is scored with ``allennlp bilm-perplexity`` (exact softmax). Tokens seen come from the
-run's ``metrics_epoch_<N>.json`` (training tokens/s x training time, summed over epochs).
+run's ``metrics_epoch_<N>.json`` (each epoch's training tokens/s x its time, summed).
 Results already in ``--output`` are reused, so the script can be re-run as the run goes on.
 
     python scripts/bilm_learning_curve.py runs/bilm_v2 --states runs/bilm_v2_states \\
-        --heldout wiki_99=../shared/data/lm/wikipedia/wiki_99.txt --heldout news300=runs/news300.txt \\
+        --heldout wiki_99=$ELMO_TASKS_SHARED_DATA/lm/wikipedia/wiki_99.txt --heldout news300=runs/news300.txt \\
         --baseline wiki_99=1121.5 --baseline news300=436.2 \\
         --output runs/bilm_v2_curve.json --plot elmo_tasks/pretrained/bilm_small/learning_curve.png
 """
@@ -39,16 +39,23 @@ def _pairs(values: List[str], what: str) -> Dict[str, str]:
     return out
 
 
+def _seconds(duration: str) -> float:
+    hours, minutes, seconds = (float(x) for x in duration.split(":"))
+    return 3600 * hours + 60 * minutes + seconds
+
+
 def tokens_seen(run_dir: Path, epochs_completed: int) -> int:
-    """Training tokens in the first ``epochs_completed`` epochs, from the run's per-epoch metrics."""
-    total = 0.0
+    """Training tokens in the first ``epochs_completed`` epochs, from the run's per-epoch metrics
+    (AllenNLP's ``training_duration`` is cumulative; tokens/s is per epoch)."""
+    total, previous = 0.0, 0.0
     for e in range(epochs_completed):
         path = run_dir / f"metrics_epoch_{e}.json"
         if not path.exists():
             raise FileNotFoundError(f"{path} is missing: tokens seen cannot be counted")
         metrics = json.loads(path.read_text())
-        hours, minutes, seconds = (float(x) for x in metrics["training_duration"].split(":"))
-        total += metrics["training_tokens_per_s"] * (3600 * hours + 60 * minutes + seconds)
+        elapsed = _seconds(metrics["training_duration"])
+        total += metrics["training_tokens_per_s"] * (elapsed - previous)
+        previous = elapsed
     return int(total)
 
 

@@ -15,7 +15,7 @@ fixed seed, and writes:
 
 Held-out files are never read: by default ``wikipedia/wiki_99.txt`` and ``news/test_00.txt``.
 
-    python scripts/build_bilm_corpus.py ../shared/data/lm runs/bilm_corpus
+    python scripts/build_bilm_corpus.py $ELMO_TASKS_SHARED_DATA/lm runs/bilm_corpus   # the lm/ folder of docs/DATA.md
 """
 
 import argparse

@@ -1,4 +1,4 @@
-"""Reading and writing the original ELMo hdf5 weight layout (ELMO_SPEC section 3).
+"""Reading and writing the original ELMo hdf5 weight layout (bilm-tf's dataset names and shapes: see ``_entries``).
 
 The file stores TensorFlow layouts: ``x @ W`` matrices, conv kernels as ``(1, width, in,
 out)`` and LSTM input and recurrent weights stacked in one ``W_0``. Its forget-gate bias lacks

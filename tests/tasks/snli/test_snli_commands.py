@@ -121,8 +121,9 @@ def test_configs_differ_only_in_elmo(data):
     baseline, elmo = _config("baseline", data), _config("elmo", data)
     stripped = copy.deepcopy(elmo)
     model = stripped["model"]
-    assert model.pop("elmo_at_output") is True and baseline["model"].pop("elmo_at_output") is False
-    assert model["text_field_embedder"]["token_embedders"].pop("elmo")["num_output_representations"] == 2
+    # ELMo at the input only by default (see snli.libsonnet for why)
+    assert model.pop("elmo_at_output") is False and baseline["model"].pop("elmo_at_output") is False
+    assert model["text_field_embedder"]["token_embedders"].pop("elmo")["num_output_representations"] == 1
     assert stripped["dataset_reader"]["token_indexers"].pop("elmo") == {"type": "elmo_characters"}
     assert model.pop("regularizer")["regexes"][0][1] == {"type": "l2", "alpha": 0.001}
     assert stripped == baseline

@@ -121,7 +121,7 @@ def test_bilm_runs_once_per_distinct_sentence():
     elmo = find_elmo_embedder(model)
     calls = []
     original = elmo.bilm.forward
-    elmo.bilm.forward = lambda char_ids: calls.append(char_ids.size(0)) or original(char_ids)
+    elmo.bilm.forward = lambda char_ids, **kwargs: calls.append(char_ids.size(0)) or original(char_ids, **kwargs)
     sentences = {tuple(i["metadata"]["words"]) for i in instances}
     assert len(instances) == 19 and len(sentences) == 15  # 4 sentences have two predicates
     with torch.no_grad():

@@ -7,6 +7,10 @@
   shared_data: std.extVar('ELMO_TASKS_SHARED_DATA'),
   seed: std.parseInt(std.extVar('ELMO_TASKS_SEED')),
   random_seeds: { random_seed: $.seed, numpy_seed: $.seed + 1, pytorch_seed: $.seed + 2 },
+  // What every task experiment starts from: the seeds, and the biLM options that `fast_elmo` keeps
+  // in serialization_dir/elmo_bilm/ put into model.tar.gz, so an archive predicts without the
+  // biLM's original files (its weights are in the model's state dict; matches nothing without ELMo).
+  task_base: $.random_seeds + { include_in_archive: ['elmo_bilm'] },
 
   // The biLM of every ELMo experiment: ELMO_OPTIONS / ELMO_WEIGHTS, by default the small biLM
   // shipped in elmo_tasks/pretrained/bilm_small/ (the defaults are set when the plugin is imported,

@@ -52,7 +52,7 @@ local reader(elmo, max_sentences) = {
 {
   data:: data,  // scripts/reproduce.py reads data.test
 
-  config(elmo):: common.random_seeds {
+  config(elmo):: common.task_base + {
     dataset_reader: reader(elmo, 50),
     validation_dataset_reader: reader(elmo, null),
     train_data_path: data.train,

@@ -38,7 +38,7 @@ local hidden = 200;
   // scripts/reproduce.py evaluates on `data.test`; training reads train and validation.
   data:: data_paths,
 
-  config(elmo):: common.random_seeds + {
+  config(elmo):: common.task_base + {
     dataset_reader: {
       type: 'conll2003',
       tag_label: 'ner',

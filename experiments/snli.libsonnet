@@ -42,7 +42,7 @@ local snli_dir = common.shared_data + '/snli/';
     test: 'fixtures/snli/test.jsonl.gz',
   },
 
-  config(elmo, elmo_at_output=false):: common.random_seeds + {
+  config(elmo, elmo_at_output=false):: common.task_base + {
     dataset_reader: {
       type: 'snli_jsonl',
       tokenizer: { type: 'spacy_blank' },

@@ -74,7 +74,7 @@ local bigru = { type: 'gru', hidden_size: gru, bidirectional: true };
 {
   data:: data,
 
-  config(elmo):: common.random_seeds + {
+  config(elmo):: common.task_base + {
     dataset_reader: reader(elmo, 400),  // the cap applies to training only:
     validation_dataset_reader: reader(elmo, null),  // evaluate/predict read whole passages
     train_data_path: data.train,

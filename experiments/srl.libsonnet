@@ -72,7 +72,7 @@ local layers = if full then 8 else 2;
 {
   data:: data,
 
-  config(elmo):: common.random_seeds + {
+  config(elmo):: common.task_base + {
     dataset_reader: {
       type: 'srl_conll',
       data_format: dataset,

@@ -47,7 +47,7 @@ local head_dim = if full then 600 else 32;
                     + (if elmo then { elmo: common.elmo_indexer } else {}),
   },
 
-  config(elmo):: common.random_seeds + {
+  config(elmo):: common.task_base + {
     dataset_reader: reader(elmo, 'all'),
     validation_dataset_reader: reader(elmo, 'roots'),
     train_data_path: $.data.train,

@@ -44,3 +44,19 @@ def run_allennlp(*args: str) -> None:
             main(prog="allennlp")
     finally:
         os.chdir(cwd)
+
+
+def experiment_config(experiment: str, data: str, **extra_env: str) -> dict:
+    """``experiments/<experiment>.jsonnet`` as a dict, with fixed stand-in values for the biLM
+    files and the seed, so two variants of a task can be compared key by key."""
+    from allennlp.common import Params
+
+    env = {
+        "ELMO_TASKS_DATA": data,
+        "ELMO_TASKS_SHARED_DATA": "../shared/data",
+        "ELMO_OPTIONS": "o.json",
+        "ELMO_WEIGHTS": "w.hdf5",
+        "ELMO_TASKS_SEED": "1",
+        **extra_env,
+    }
+    return Params.from_file(str(ROOT / "experiments" / f"{experiment}.jsonnet"), ext_vars=env).as_dict()

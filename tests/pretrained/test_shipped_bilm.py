@@ -21,13 +21,14 @@ from elmo_tasks.pretrained import (
     SMALL_WEIGHT_FILE,
     SMALL_WEIGHT_REFERENCE,
 )
+from tests.conftest import SHARED, needs_shared
 
 SENTENCES = [["The", "bank", "raised", "its", "rates", "."], ["They", "sat", "on", "the", "river", "bank", "."]]
 
 
 def test_files_are_small_float16_and_restored_to_float32():
-    size = sum(p.stat().st_size for p in SMALL_BILM_DIR.iterdir())
-    assert size <= 25 * 2**20
+    size = sum(p.stat().st_size for p in SMALL_BILM_DIR.rglob("*") if p.is_file())
+    assert size <= 30 * 10**6  # weights, softmax and vocabulary together
     with h5py.File(SMALL_WEIGHT_FILE, "r") as handle:
         assert handle["char_embed"].dtype == np.float16
     bilm = load_bilm(SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE)
@@ -69,10 +70,29 @@ def test_elmo_embed_uses_it_by_default(tmp_path, monkeypatch):
 def test_model_card_reports_the_measured_perplexities():
     card = (SMALL_BILM_DIR / "MODEL_CARD.md").read_text(encoding="utf-8")
     measured = json.loads((SMALL_BILM_DIR / "heldout_metrics.json").read_text())
-    for name, metrics in measured.items():
-        for key in ("ppl_fwd_exact", "ppl_bwd_exact", "ppl_exact"):
+    for name, metrics in measured["this_bilm"].items():
+        for key in ("forward", "backward", "mean"):
             assert f"{metrics[key]:.1f}" in card, (name, key)
-    assert re.search(r"allennlp evaluate", card)
+    for name, metrics in measured["stage1"].items():
+        assert f"{metrics['ppl_exact']:.1f}" in card, name
+    assert "allennlp bilm-perplexity" in card
+
+
+@needs_shared
+def test_bilm_perplexity_gives_the_model_cards_news_number(tmp_path, capsys, monkeypatch):
+    news = tmp_path / "news300.txt"
+    lines = (SHARED / "data" / "lm" / "news" / "test_00.txt").read_bytes().splitlines(keepends=True)[:300]
+    news.write_bytes(b"".join(lines))
+    monkeypatch.setattr(sys, "argv", ["allennlp", "bilm-perplexity", str(news), "--threads", "1", "--no-progress"])
+    main(prog="allennlp")
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    found = re.match(r"perplexity forward (\S+) backward (\S+) mean (\S+) tokens (\d+)", last)
+    expected = json.loads((SMALL_BILM_DIR / "heldout_metrics.json").read_text())["this_bilm"]["news300"]
+    assert found is not None, last
+    assert [float(x) for x in found.groups()[:3]] == pytest.approx(
+        [expected["forward"], expected["backward"], expected["mean"]], abs=0.01
+    )
+    assert int(found.group(4)) == expected["tokens"]
 
 
 def test_elmo_embed_wants_both_biLM_files_or_neither(tmp_path, monkeypatch, capsys):

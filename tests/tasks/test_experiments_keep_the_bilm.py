@@ -39,3 +39,11 @@ def test_building_the_model_keeps_the_pretrained_bilm(experiment, monkeypatch):
 
 def test_every_task_has_an_elmo_experiment():
     assert len(ELMO_EXPERIMENTS) >= 5 and all(Path(ROOT / "experiments" / e).exists() for e in ELMO_EXPERIMENTS)
+
+
+@pytest.mark.parametrize("experiment", ELMO_EXPERIMENTS)
+def test_every_elmo_experiment_archives_its_bilm_options(experiment):
+    """Without it, an archive trained with a non-shipped biLM needs that biLM's files to load."""
+    env = {**os.environ, "ELMO_TASKS_DATA": "fixtures"}
+    params = Params.from_file(str(ROOT / "experiments" / experiment), ext_vars=env)
+    assert "elmo_bilm" in params.get("include_in_archive", [])

@@ -88,7 +88,7 @@ def export_language_model(
     if softmax is not None and vocab is not None:
         index_to_token = vocab.get_index_to_token_vocabulary(namespace)
         tokens = np.array([index_to_token[i] for i in range(len(index_to_token))])
-        np.savez(
+        np.savez_compressed(  # the token column is mostly padding: compressed it is ~10x smaller
             os.path.join(directory, SOFTMAX_FILE),
             weight=softmax.weight.detach().float().cpu().numpy().astype(dtype),
             bias=softmax.bias.detach().float().cpu().numpy().astype(dtype),

@@ -5,12 +5,11 @@ import json
 from pathlib import Path
 
 import pytest
-from allennlp.common import Params
 
 from elmo_tasks.tasks.coref.conll import read_conll_documents
 from elmo_tasks.tasks.coref.metric import score_corpus, summary_line
 from elmo_tasks.tasks.coref.predictor import split_sentences
-from tests.conftest import FIXTURES_ROOT, ROOT, run_allennlp
+from tests.conftest import FIXTURES_ROOT, experiment_config, run_allennlp
 
 TEST = str(FIXTURES_ROOT / "coref" / "test.gold_conll")
 ONE_EPOCH = json.dumps({"trainer.num_epochs": 1})
@@ -123,14 +122,7 @@ def test_sentence_split_keeps_closing_quotes():
 
 
 def _config(name: str, data: str) -> dict:
-    env = {
-        "ELMO_TASKS_DATA": data,
-        "ELMO_TASKS_SHARED_DATA": "../shared/data",
-        "ELMO_OPTIONS": "o.json",
-        "ELMO_WEIGHTS": "w.hdf5",
-        "ELMO_TASKS_SEED": "1",
-    }
-    return Params.from_file(str(ROOT / "experiments" / f"coref_{name}.jsonnet"), ext_vars=env).as_dict()
+    return experiment_config(f"coref_{name}", data)
 
 
 @pytest.mark.parametrize("data", ["fixtures", "full"])

@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from allennlp.common import Params
 
 from elmo_tasks.commands.squad_predict import gold_answers
 from elmo_tasks.tasks.squad.metric import score_predictions
-from tests.conftest import FIXTURES_ROOT, ROOT, run_allennlp
+from tests.conftest import FIXTURES_ROOT, experiment_config, run_allennlp
 
 DEV = str(FIXTURES_ROOT / "squad" / "dev.json")
 TRAIN = str(FIXTURES_ROOT / "squad" / "train.json")
@@ -99,15 +98,7 @@ def test_squad_score_on_one_fold(tmp_path, capsys):
 
 
 def _config(name: str, data: str) -> dict:
-    env = {
-        "ELMO_TASKS_DATA": data,
-        "ELMO_TASKS_SHARED_DATA": "../shared/data",
-        "ELMO_OPTIONS": "o.json",
-        "ELMO_WEIGHTS": "w.hdf5",
-        "ELMO_TASKS_SEED": "1",
-        "ELMO_TASKS_FOLD": "4/4",
-    }
-    return Params.from_file(str(ROOT / "experiments" / f"squad_{name}.jsonnet"), ext_vars=env).as_dict()
+    return experiment_config(f"squad_{name}", data, ELMO_TASKS_FOLD="4/4")
 
 
 @pytest.mark.parametrize("data", ["fixtures", "full"])

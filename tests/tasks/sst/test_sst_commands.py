@@ -13,12 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from allennlp.common import Params
 from allennlp.models.archival import load_archive
 
 from elmo_tasks.tasks.sst.labels import FINE_GRAINED_NAMES
 from elmo_tasks.tasks.sst.trees import parse_tree
-from tests.conftest import FIXTURES_ROOT, ROOT, run_allennlp
+from tests.conftest import FIXTURES_ROOT, ROOT, experiment_config, run_allennlp
 
 # The allennlp script of the Python running the tests (the project's .venv/bin/allennlp).
 ALLENNLP = str(Path(sys.executable).parent / "allennlp")
@@ -102,14 +101,7 @@ def test_predict_gives_class_name_and_probabilities(trained: Path) -> None:
 
 
 def _config(name: str, data: str) -> dict:
-    env = {
-        "ELMO_TASKS_DATA": data,
-        "ELMO_TASKS_SHARED_DATA": "../shared/data",
-        "ELMO_OPTIONS": "o.json",
-        "ELMO_WEIGHTS": "w.hdf5",
-        "ELMO_TASKS_SEED": "1",
-    }
-    return Params.from_file(str(ROOT / "experiments" / f"sst5_{name}.jsonnet"), ext_vars=env).as_dict()
+    return experiment_config(f"sst5_{name}", data)
 
 
 @pytest.mark.parametrize("data", ["fixtures", "full"])

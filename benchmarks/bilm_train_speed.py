@@ -47,7 +47,7 @@ def main() -> None:
     from allennlp.data import Batch, DatasetReader, Vocabulary
     from allennlp.models import Model
 
-    import elmo_tasks  # noqa: F401  (registers the reader and the model of this checkout)
+    import elmo_tasks.plugin  # noqa: F401  (registers the reader and the model of this checkout)
 
     if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(args.code_root)):
         sys.exit(f"elmo_tasks was imported from {elmo_tasks.__file__}, not from {args.code_root}")

@@ -31,7 +31,7 @@ from allennlp.data.token_indexers import (  # noqa: E402
 from allennlp.models import Model  # noqa: E402
 from allennlp.models.archival import load_archive  # noqa: E402
 
-import elmo_tasks  # noqa: E402,F401
+import elmo_tasks.plugin  # noqa: E402,F401
 from elmo_tasks.modules import find_elmo_embedder  # noqa: E402
 from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE  # noqa: E402
 from elmo_tasks.tasks.srl.reader import SrlConllReader, read_srl_sentences  # noqa: E402

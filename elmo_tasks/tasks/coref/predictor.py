@@ -17,6 +17,7 @@ from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
 from allennlp.predictors import Predictor
 
+from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
 from elmo_tasks.tokenization import blank_english_tokenizer
 
 SENTENCE_END = {".", "!", "?", "..."}
@@ -41,14 +42,17 @@ def split_sentences(words: List[str]) -> List[List[str]]:
 
 
 @Predictor.register("coref")
-class CorefPredictor(Predictor):
+class CorefPredictor(JsonLinesPredictor):
     """Finds coreference clusters in raw English text with a ``coref_elmo`` model."""
+
+    input_keys = {"document": "the raw text of the document"}
 
     def __init__(self, model, dataset_reader, frozen: bool = True) -> None:
         super().__init__(model, dataset_reader, frozen)
         self._tokenizer = blank_english_tokenizer()
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
+        self.check_input(json_dict)
         text = json_dict.get("document")
         if not isinstance(text, str) or not text.strip():
             raise ConfigurationError(

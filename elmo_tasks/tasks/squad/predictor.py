@@ -15,12 +15,17 @@ from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
 from allennlp.predictors import Predictor
 
+from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
+
 
 @Predictor.register("squad_qa")
-class SquadQaPredictor(Predictor):
+class SquadQaPredictor(JsonLinesPredictor):
     """Extracts the answer span of a question from its passage with a ``bidaf_self_attention`` model."""
 
+    input_keys = {"question": "the question", "passage": "the text that holds the answer"}
+
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
+        self.check_input(json_dict)
         missing = [
             key
             for key in ("question", "passage")

@@ -6,12 +6,13 @@ from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
 from allennlp.predictors.predictor import Predictor
 
+from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
 from elmo_tasks.tasks.srl.verbs import METHOD, guess_verbs
 from elmo_tasks.tokenization import blank_english_tokenizer
 
 
 @Predictor.register("srl")
-class SrlPredictor(Predictor):
+class SrlPredictor(JsonLinesPredictor):
     """Input lines ``{"sentence": "raw text", "verbs": [token indices]}`` (``verbs`` optional).
 
     The sentence is split with spaCy's blank English tokenizer. Output: ``words``, ``verbs_given``
@@ -24,6 +25,8 @@ class SrlPredictor(Predictor):
     With ``--use-dataset-reader`` the output is one line per predicate of the data file.
     """
 
+    input_keys = {"sentence": "the raw text (verbs, an optional list of token indices, may name the predicates)"}
+
     def __init__(self, model, dataset_reader) -> None:
         super().__init__(model, dataset_reader)
         self._tokenizer = blank_english_tokenizer()
@@ -32,6 +35,7 @@ class SrlPredictor(Predictor):
         return self.predict_json({"sentence": sentence})
 
     def _words_and_verbs(self, json_dict: JsonDict):
+        self.check_input(json_dict)
         sentence = json_dict.get("sentence") if isinstance(json_dict, dict) else None
         if not isinstance(sentence, str):
             raise ValueError(

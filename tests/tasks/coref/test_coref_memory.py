@@ -18,7 +18,7 @@ from tests.conftest import ROOT
 SCRIPT = r"""
 import json, resource, sys, time
 import torch
-import elmo_tasks  # noqa: F401
+import elmo_tasks.plugin  # noqa: F401
 from allennlp.common import Params
 from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.models import Model

@@ -59,7 +59,7 @@ def _read_one_epoch(rank: int, loader_workers: int, port: int, out_dir: str) -> 
     import torch.distributed as dist
     from allennlp.data.data_loaders import MultiProcessDataLoader
 
-    import elmo_tasks  # noqa: F401
+    import elmo_tasks.plugin  # noqa: F401
 
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", world_size=2, rank=rank)
     try:
@@ -92,7 +92,7 @@ def _ddp_step(rank: int, sentences, vocab_dir: str, port: int, out_dir: str) -> 
     from allennlp.data import Batch, Vocabulary
     from allennlp.nn.parallel import TorchDdpAccelerator
 
-    import elmo_tasks  # noqa: F401
+    import elmo_tasks.plugin  # noqa: F401
     from elmo_tasks.tasks.lm import BilmLanguageModel
 
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", world_size=2, rank=rank)

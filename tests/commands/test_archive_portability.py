@@ -57,8 +57,8 @@ def _train(serialization_dir: Path, options_file: str, weight_file: str, archive
         f"{ELMO}.options_file": options_file,
         f"{ELMO}.weight_file": weight_file,
     }
-    if archive_bilm:
-        overrides["include_in_archive"] = [ARCHIVE_FOLDER]
+    # the experiments archive the biLM's options (common.task_base); without it, a moved biLM is missing
+    overrides["include_in_archive"] = [ARCHIVE_FOLDER] if archive_bilm else []
     _allennlp(ROOT, "train", "experiments/snli_elmo.jsonnet", "-s", str(serialization_dir), "-o", json.dumps(overrides))
     return serialization_dir / "model.tar.gz"
 

@@ -15,6 +15,7 @@ from typing import Any, Dict, List
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
+from allennlp.data.fields import SequenceLabelField
 from allennlp.predictors import Predictor
 
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
@@ -63,6 +64,16 @@ class CorefPredictor(JsonLinesPredictor):
         instance = self._dataset_reader.text_to_instance(split_sentences(words), genre=str(genre), name="input")
         self._dataset_reader.apply_token_indexers(instance)
         return instance
+
+    def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, Any]) -> List[Instance]:
+        """The instance with the predicted clusters as its gold span labels (for AllenNLP's
+        interpretation tools): each candidate span gets its cluster's number, or -1."""
+        labeled = instance.duplicate()
+        cluster_of = {tuple(span): number for number, cluster in enumerate(outputs["clusters"]) for span in cluster}
+        spans = labeled["spans"]
+        labels = [cluster_of.get((span.span_start, span.span_end), -1) for span in spans.field_list]
+        labeled.add_field("span_labels", SequenceLabelField(labels, spans))
+        return [labeled]
 
     @staticmethod
     def _answer(output: Dict[str, Any]) -> Dict[str, Any]:

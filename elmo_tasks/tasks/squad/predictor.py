@@ -13,6 +13,7 @@ from typing import Any, Dict, List
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
+from allennlp.data.fields import IndexField
 from allennlp.predictors import Predictor
 
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
@@ -37,6 +38,14 @@ class SquadQaPredictor(JsonLinesPredictor):
                 f"empty or not a string: {', '.join(missing)} in {str(json_dict)[:300]}"
             )
         return self._dataset_reader.text_to_instance(json_dict["question"], json_dict["passage"])
+
+    def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, Any]) -> List[Instance]:
+        """The instance with the predicted span as its gold span (for AllenNLP's interpretation tools)."""
+        labeled = instance.duplicate()
+        start, end = (int(index) for index in outputs["best_span"])
+        labeled.add_field("span_start", IndexField(start, labeled["passage"]))
+        labeled.add_field("span_end", IndexField(end, labeled["passage"]))
+        return [labeled]
 
     @staticmethod
     def _answer(output: Dict[str, Any]) -> Dict[str, Any]:

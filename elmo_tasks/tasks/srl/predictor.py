@@ -4,9 +4,11 @@ from typing import Any, Dict, List
 
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import Instance
+from allennlp.data.fields import SequenceLabelField
 from allennlp.predictors.predictor import Predictor
 
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
+from elmo_tasks.tasks.srl.reader import ROLE_NAMESPACE
 from elmo_tasks.tasks.srl.verbs import METHOD, guess_verbs
 from elmo_tasks.tokenization import blank_english_tokenizer
 
@@ -60,6 +62,14 @@ class SrlPredictor(JsonLinesPredictor):
         if not verbs:
             raise ValueError("the sentence has no predicate to label")
         return self._dataset_reader.text_to_instance(words, verbs[0])
+
+    def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, Any]) -> List[Instance]:
+        """The instance with the predicted BIO tags as its gold tags (for AllenNLP's interpretation tools)."""
+        labeled = instance.duplicate()
+        labeled.add_field(
+            "tags", SequenceLabelField(outputs["tags"], labeled["tokens"], label_namespace=ROLE_NAMESPACE)
+        )
+        return [labeled]
 
     def predict_json(self, inputs: JsonDict) -> JsonDict:
         return self.predict_batch_json([inputs])[0]

@@ -5,6 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
+from allennlp.models.archival import load_archive
+from allennlp.predictors import Predictor
 
 from elmo_tasks.tasks.coref.conll import read_conll_documents
 from elmo_tasks.tasks.coref.metric import score_corpus, summary_line
@@ -149,3 +151,14 @@ def test_full_config_is_the_paper_recipe_on_split_dev():
     assert model["text_field_embedder"]["token_embedders"]["elmo"]["dropout"] == 0.5
     assert config["trainer"]["optimizer"] == {"type": "adam", "lr": 0.001}
     assert config["trainer"]["grad_norm"] == 5.0 and config["data_loader"]["batch_size"] == 1
+
+
+def test_labeled_instances_carry_the_predicted_clusters(trained):
+    predictor = Predictor.from_archive(load_archive(str(trained / "run" / "model.tar.gz")), "coref")
+    given = {"document": "Mary met John. She gave him a book. He thanked her."}
+    instance = predictor._json_to_instance(given)
+    outputs = predictor._model.forward_on_instance(instance)
+    [labeled] = predictor.predictions_to_labeled_instances(instance, outputs)
+    spans = [(s.span_start, s.span_end) for s in labeled["spans"].field_list]
+    expected = {tuple(span): n for n, cluster in enumerate(outputs["clusters"]) for span in cluster}
+    assert labeled["span_labels"].labels == [expected.get(span, -1) for span in spans]

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from allennlp.models.archival import load_archive
+from allennlp.predictors import Predictor
 
 from elmo_tasks.commands.squad_predict import gold_answers
 from elmo_tasks.tasks.squad.metric import score_predictions
@@ -123,3 +125,14 @@ def test_full_config_folds_never_share_an_article():
     config = _config("elmo", "full")
     assert config["train_data_path"].endswith("xquad.en.json#folds-except=4,1/4")
     assert config["validation_data_path"].endswith("xquad.en.json#fold=1/4")
+
+
+def test_labeled_instances_carry_the_predicted_span(trained):
+    predictor = Predictor.from_archive(load_archive(str(trained / "run" / "model.tar.gz")), "squad_qa")
+    given = {"question": "Who plays the guitar?", "passage": "A man plays the guitar in the park."}
+    [labeled] = predictor.json_to_labeled_instances(given)
+    answer = predictor.predict_json(given)["answer"]
+    start, end = labeled["span_start"].sequence_index, labeled["span_end"].sequence_index
+    passage_tokens = [t.text for t in labeled["passage"].tokens]
+    assert 0 <= start <= end < len(passage_tokens)
+    assert "".join(passage_tokens[start : end + 1]) == answer.replace(" ", "")

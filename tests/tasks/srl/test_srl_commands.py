@@ -6,6 +6,8 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
+from allennlp.models.archival import load_archive
+from allennlp.predictors import Predictor
 
 from elmo_tasks.tasks.srl.metric import score_props
 from elmo_tasks.tasks.srl.props import read_props
@@ -79,3 +81,12 @@ def test_srl_props_writes_every_sentence_and_scores_like_srl_score(archive, tmp_
         # the gold props written from the input are the input's own props
         counts = score_props(read_props(gold.open(), "g"), read_props(gold.open(), "g"))
         assert counts.totals()[0] == 15  # 2 + 4 + (2 + 2) + 0 + (3 + 2) arguments, worked by hand
+
+
+def test_labeled_instances_carry_the_predicted_tags(archive):
+    predictor = Predictor.from_archive(load_archive(str(archive)), "srl")
+    instance = predictor._dataset_reader.text_to_instance(["The", "cat", "chased", "the", "mouse", "."], 2)
+    predictor._dataset_reader.apply_token_indexers(instance)
+    outputs = predictor._model.forward_on_instance(instance)
+    [labeled] = predictor.predictions_to_labeled_instances(instance, outputs)
+    assert labeled["tags"].labels == outputs["tags"] and len(outputs["tags"]) == 6

@@ -6,6 +6,7 @@ shipped default biLM itself.
 
 import os
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -23,8 +24,8 @@ SHARED = ROOT.parent / "shared"
 needs_shared = pytest.mark.skipif(not SHARED.exists(), reason="../shared is absent")
 
 
-def run_allennlp(*args: str) -> None:
-    """Run an `allennlp` command in this process from the repo root, on the bundled fixtures.
+def run_allennlp(*args: str, cwd: Optional[Path] = None) -> None:
+    """Run an `allennlp` command in this process from the repo root (or ``cwd``), on the bundled fixtures.
 
     Config paths (fixtures/..., experiments/...) are relative to the repo root, as for users.
     """
@@ -34,8 +35,8 @@ def run_allennlp(*args: str) -> None:
 
     from allennlp.commands import main
 
-    cwd = os.getcwd()
-    os.chdir(ROOT)
+    previous = os.getcwd()
+    os.chdir(cwd or ROOT)
     try:
         with (
             mock.patch.object(sys, "argv", ["allennlp", *args]),
@@ -43,7 +44,7 @@ def run_allennlp(*args: str) -> None:
         ):
             main(prog="allennlp")
     finally:
-        os.chdir(cwd)
+        os.chdir(previous)
 
 
 def experiment_config(experiment: str, data: str, **extra_env: str) -> dict:

@@ -10,42 +10,24 @@ evaluate from another working directory.
 """
 
 import json
-import os
 import shutil
-import sys
 import tarfile
 from pathlib import Path
-from unittest import mock
 
 import pytest
 import torch
-from allennlp.commands import main
 from allennlp.models.archival import load_archive
 
 from elmo_tasks.bilm import BilmError, load_bilm, references, weights
 from elmo_tasks.bilm.archived import ARCHIVE_FOLDER
 from elmo_tasks.pretrained import SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENCE
-from tests.conftest import BILM_TF, FIXTURES_ROOT, ROOT
+from tests.conftest import BILM_TF, FIXTURES_ROOT, ROOT, run_allennlp
 
 ELMO = "model.text_field_embedder.token_embedders.elmo"
 PAIRS = [
     {"premise": "A man plays a guitar on stage.", "hypothesis": "A man performs music."},
     {"premise": "Two dogs run in the snow.", "hypothesis": "The cats are asleep."},
 ]
-
-
-def _allennlp(cwd: Path, *args: str) -> None:
-    """``allennlp ARGS`` in this process, run from ``cwd``."""
-    previous = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with (
-            mock.patch.object(sys, "argv", ["allennlp", *args]),
-            mock.patch.dict(os.environ, {"ELMO_TASKS_DATA": "fixtures"}),
-        ):
-            main(prog="allennlp")
-    finally:
-        os.chdir(previous)
 
 
 def _train(serialization_dir: Path, options_file: str, weight_file: str, archive_bilm: bool) -> Path:
@@ -59,15 +41,14 @@ def _train(serialization_dir: Path, options_file: str, weight_file: str, archive
     }
     # the experiments archive the biLM's options (common.task_base); without it, a moved biLM is missing
     overrides["include_in_archive"] = [ARCHIVE_FOLDER] if archive_bilm else []
-    _allennlp(ROOT, "train", "experiments/snli_elmo.jsonnet", "-s", str(serialization_dir), "-o", json.dumps(overrides))
+    run_allennlp("train", "experiments/snli_elmo.jsonnet", "-s", str(serialization_dir), "-o", json.dumps(overrides))
     return serialization_dir / "model.tar.gz"
 
 
 def _predict_and_evaluate(archive: Path, workdir: Path, evaluate: bool = True) -> list:
     workdir.mkdir(exist_ok=True)
     (workdir / "pairs.jsonl").write_text("".join(json.dumps(p) + "\n" for p in PAIRS))
-    _allennlp(
-        workdir,
+    run_allennlp(
         "predict",
         str(archive),
         "pairs.jsonl",
@@ -78,10 +59,10 @@ def _predict_and_evaluate(archive: Path, workdir: Path, evaluate: bool = True) -
         "--silent",
         "--include-package",
         "elmo_tasks.plugin",
+        cwd=workdir,
     )
     if evaluate:
-        _allennlp(
-            workdir,
+        run_allennlp(
             "evaluate",
             str(archive),
             str(FIXTURES_ROOT / "snli" / "dev.jsonl"),
@@ -89,6 +70,7 @@ def _predict_and_evaluate(archive: Path, workdir: Path, evaluate: bool = True) -
             "metrics.json",
             "--include-package",
             "elmo_tasks.plugin",
+            cwd=workdir,
         )
         assert 0.0 <= json.loads((workdir / "metrics.json").read_text())["accuracy"] <= 1.0
     return [json.loads(line)["label_probs"] for line in (workdir / "out.jsonl").read_text().splitlines()]

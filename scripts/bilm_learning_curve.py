@@ -7,11 +7,15 @@ exported to the original format with ``allennlp export-bilm --weights-file`` and
 text is scored with ``allennlp bilm-perplexity`` (exact softmax). Tokens seen come from the
 run's ``metrics_epoch_<N>.json`` (each epoch's training tokens/s x its time, summed).
 Results already in ``--output`` are reused, so the script can be re-run as the run goes on.
+A run that continues an earlier one gives ``--tokens-before`` (the tokens the earlier stages saw,
+added to this run's count) and ``--earlier`` (their curve files, drawn in the same plot).
 
     python scripts/bilm_learning_curve.py runs/bilm_v2 --states runs/bilm_v2_states \\
         --heldout wiki_99=$ELMO_TASKS_SHARED_DATA/lm/wikipedia/wiki_99.txt --heldout news300=runs/news300.txt \\
         --baseline wiki_99=1121.5 --baseline news300=436.2 \\
         --output runs/bilm_v2_curve.json --plot elmo_tasks/pretrained/bilm_small/learning_curve.png
+    python scripts/bilm_learning_curve.py runs/bilm_v3 --states runs/bilm_v3_states ... \
+        --tokens-before 2811236 --earlier runs/bilm_v2_curve.json --output runs/bilm_v3_curve.json --plot ...
 """
 
 import argparse
@@ -83,7 +87,7 @@ def perplexity(export_dir: str, text: str, threads: int) -> Dict[str, float]:
     return {"forward": float(fwd), "backward": float(bwd), "mean": float(mean), "tokens": int(tokens)}
 
 
-def plot(curve: List[Dict], baselines: Dict[str, float], path: str) -> None:
+def plot(curve: List[Dict], baselines: Dict[str, float], path: str, stage_starts: List[int]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -102,7 +106,13 @@ def plot(curve: List[Dict], baselines: Dict[str, float], path: str) -> None:
                 linewidth=1,
                 label=f"{name}: previous shipped biLM",
             )
-    axes.set_xlabel("training tokens seen in this run (millions)")
+    for start in stage_starts:
+        axes.axvline(start / 1e6, color="grey", linestyle=":", linewidth=1)
+    if stage_starts:
+        axes.text(stage_starts[-1] / 1e6, axes.get_ylim()[1], " next stage", va="top", fontsize=8, color="grey")
+    axes.set_xlabel(
+        "training tokens seen (millions)" if stage_starts else "training tokens seen in this run (millions)"
+    )
     axes.set_ylabel("held-out perplexity (mean of fwd/bwd, exact)")
     axes.set_yscale("log")
     axes.grid(True, which="both", alpha=0.3)
@@ -121,6 +131,8 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--output", required=True)
     parser.add_argument("--plot")
+    parser.add_argument("--tokens-before", type=int, default=0, help="tokens seen by the stages this run continues")
+    parser.add_argument("--earlier", action="append", default=[], help="curve JSON of an earlier stage (repeatable)")
     args = parser.parse_args(argv)
 
     run_dir = Path(args.run_dir)
@@ -141,7 +153,8 @@ def main(argv=None) -> int:
         point = done.get(state.name, {"checkpoint": state.name, "epochs_completed": epochs_completed, "perplexity": {}})
         missing = [n for n in heldout if n not in point["perplexity"]]
         if missing:
-            point["tokens_seen"] = tokens_seen(run_dir, epochs_completed)
+            point["tokens_seen_in_run"] = tokens_seen(run_dir, epochs_completed)
+            point["tokens_seen"] = args.tokens_before + point["tokens_seen_in_run"]
             with tempfile.TemporaryDirectory() as export_dir:
                 subprocess.run(
                     [ALLENNLP, "export-bilm", str(run_dir), export_dir, "--weights-file", str(state)],
@@ -155,7 +168,8 @@ def main(argv=None) -> int:
         curve.append(point)
         Path(args.output).write_text(json.dumps(curve, indent=2))
     if args.plot and curve:
-        plot(curve, baselines, args.plot)
+        earlier = [point for path in args.earlier for point in json.loads(Path(path).read_text())]
+        plot(earlier + curve, baselines, args.plot, [args.tokens_before] if args.earlier else [])
     print(f"bilm_learning_curve: {len(curve)} checkpoints scored on {len(heldout)} held-out texts -> {args.output}")
     return 0
 

@@ -1,15 +1,16 @@
 """``allennlp predict`` for SRL: a raw sentence (and optionally its predicates) in, roles out."""
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Tuple
 
 from allennlp.common.util import JsonDict, sanitize
-from allennlp.data import Instance
+from allennlp.data import DatasetReader, Instance
 from allennlp.data.fields import SequenceLabelField
+from allennlp.models import Model
 from allennlp.predictors.predictor import Predictor
 
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
 from elmo_tasks.tasks.srl.reader import ROLE_NAMESPACE
-from elmo_tasks.tasks.srl.verbs import METHOD, guess_verbs
+from elmo_tasks.tasks.srl.verbs import FoundVerbs, PosVerbFinder
 from elmo_tasks.tokenization import blank_english_tokenizer
 
 
@@ -18,25 +19,34 @@ class SrlPredictor(JsonLinesPredictor):
     """Input lines ``{"sentence": "raw text", "verbs": [token indices]}`` (``verbs`` optional).
 
     The sentence is split with spaCy's blank English tokenizer. Output: ``words``, ``verbs_given``
-    (true when the input named the predicates), ``verbs_found_by`` (how they were found) and
-    ``verbs``: per predicate ``index``, ``verb``, ``tags`` (BIO) and ``description``
-    (``[ARG0: The cat] [V: chased] [ARG1: the mouse] .``). Without ``verbs`` the predicates come
-    from the fallback in elmo_tasks/tasks/srl/verbs.py (no POS tagger is available offline).
-    All predicates of a sentence go through the model in one batch (one biLM pass with ELMo).
+    (true when the input named the predicates), ``verbs_found_by`` and ``verbs``: per predicate
+    ``index``, ``verb``, ``tags`` (BIO) and ``description`` (``[ARG0: The cat] [V: chased]
+    [ARG1: the mouse] .``). Given ``verbs`` are used exactly (``verbs_found_by: "input"``).
+    Without them the shipped POS tagger on the shipped biLM tags the sentence, whatever the SRL
+    model's own embedder (``"pos_tagger"``, with its ``pos_tags``), and its ``VB*`` words except
+    *be* and auxiliary *have*/*do* are the predicates (CoNLL-2005's convention; the rules and the
+    reasons are in elmo_tasks/tasks/srl/verbs.py). Only if those files are missing from the
+    installation does a word-list heuristic stand in (``"heuristic"``, with ``verbs_note``
+    saying why). The tagger is loaded on first use, once per predictor; all sentences of a batch
+    are tagged in one biLM pass, and all predicates go through the SRL model in one batch.
 
     With ``--use-dataset-reader`` the output is one line per predicate of the data file.
     """
 
     input_keys = {"sentence": "the raw text (verbs, an optional list of token indices, may name the predicates)"}
 
-    def __init__(self, model, dataset_reader) -> None:
+    def __init__(
+        self, model: Model, dataset_reader: DatasetReader, verb_finder: Optional[PosVerbFinder] = None
+    ) -> None:
         super().__init__(model, dataset_reader)
         self._tokenizer = blank_english_tokenizer()
+        self._verb_finder = verb_finder if verb_finder is not None else PosVerbFinder()
 
     def predict(self, sentence: str) -> JsonDict:
         return self.predict_json({"sentence": sentence})
 
-    def _words_and_verbs(self, json_dict: JsonDict):
+    def _words(self, json_dict: JsonDict) -> Tuple[str, List[str]]:
+        """The sentence and its tokens, after checking the input line and any ``verbs`` it gives."""
         self.check_input(json_dict)
         sentence = json_dict.get("sentence") if isinstance(json_dict, dict) else None
         if not isinstance(sentence, str):
@@ -47,18 +57,31 @@ class SrlPredictor(JsonLinesPredictor):
         words = [token.text for token in self._tokenizer.tokenize(sentence)]
         if not words:
             raise ValueError(f"the sentence has no tokens: {sentence!r}")
-        given = "verbs" in json_dict
-        verbs = json_dict["verbs"] if given else guess_verbs(words)
-        if not isinstance(verbs, list) or not all(isinstance(v, int) and 0 <= v < len(words) for v in verbs):
+        verbs = json_dict.get("verbs")
+        if "verbs" in json_dict and not (
+            isinstance(verbs, list) and all(isinstance(v, int) and 0 <= v < len(words) for v in verbs)
+        ):
             raise ValueError(
                 f'"verbs" must be a list of token indices between 0 and {len(words) - 1} for the '
                 f"{len(words)} tokens {words}; got {verbs!r}"
             )
-        return sentence, words, sorted(set(verbs)), given
+        return sentence, words
+
+    def _prepare(self, inputs: List[JsonDict]) -> List[Tuple[str, List[str], List[int], Optional[FoundVerbs]]]:
+        """(sentence, words, predicates, how they were found: None when given) per input; the
+        sentences without ``verbs`` are tagged together."""
+        parsed = [self._words(item) for item in inputs]
+        unnamed = [i for i, item in enumerate(inputs) if "verbs" not in item]
+        found = dict(zip(unnamed, self._verb_finder.find([parsed[i][1] for i in unnamed]))) if unnamed else {}
+        prepared = []
+        for i, (item, (sentence, words)) in enumerate(zip(inputs, parsed)):
+            verbs = found[i].indices if i in found else item["verbs"]
+            prepared.append((sentence, words, sorted(set(verbs)), found.get(i)))
+        return prepared
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         """The first predicate's instance (``allennlp predict`` calls predict_batch_json instead)."""
-        _sentence, words, verbs, _given = self._words_and_verbs(json_dict)
+        [(_sentence, words, verbs, _found)] = self._prepare([json_dict])
         if not verbs:
             raise ValueError("the sentence has no predicate to label")
         return self._dataset_reader.text_to_instance(words, verbs[0])
@@ -75,15 +98,15 @@ class SrlPredictor(JsonLinesPredictor):
         return self.predict_batch_json([inputs])[0]
 
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
-        prepared = [self._words_and_verbs(item) for item in inputs]
+        prepared = self._prepare(inputs)
         instances = [
             self._dataset_reader.text_to_instance(words, verb)
-            for _sentence, words, verbs, _given in prepared
+            for _sentence, words, verbs, _found in prepared
             for verb in verbs
         ]
         outputs = self.predict_batch_instance(instances) if instances else []
         results, cursor = [], 0
-        for sentence, words, verbs, given in prepared:
+        for sentence, words, verbs, found in prepared:
             frames = []
             for verb in verbs:
                 output = outputs[cursor]
@@ -91,15 +114,14 @@ class SrlPredictor(JsonLinesPredictor):
                 frames.append(
                     {"index": verb, "verb": words[verb], "tags": output["tags"], "description": output["description"]}
                 )
-            results.append(
-                {
-                    "sentence": sentence,
-                    "words": words,
-                    "verbs_given": given,
-                    "verbs_found_by": "input" if given else METHOD,
-                    "verbs": frames,
-                }
-            )
+            result = {"sentence": sentence, "words": words, "verbs_given": found is None}
+            result["verbs_found_by"] = "input" if found is None else found.method
+            if found is not None and found.pos_tags is not None:
+                result["pos_tags"] = found.pos_tags
+            if found is not None and found.note is not None:
+                result["verbs_note"] = found.note
+            result["verbs"] = frames
+            results.append(result)
         return results
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:

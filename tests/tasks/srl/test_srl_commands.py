@@ -59,6 +59,8 @@ def test_predict_raw_sentences_and_dataset_files(archive, tmp_path):
     results = [json.loads(line) for line in output.read_text().splitlines()]
     assert [frame["verb"] for frame in results[0]["verbs"]] == ["chased"]
     assert [frame["verb"] for frame in results[1]["verbs"]] == ["baked"]
+    # the first names its predicate; the second's is found by the shipped POS tagger on the shipped biLM
+    assert [r["verbs_found_by"] for r in results] == ["input", "pos_tagger"]
     assert all(len(frame["tags"]) == len(r["words"]) for r in results for frame in r["verbs"])
     from_file = tmp_path / "file.jsonl"
     run_allennlp("predict", str(archive), TEST, "--use-dataset-reader", "--output-file", str(from_file), "--silent")

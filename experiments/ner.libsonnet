@@ -85,6 +85,11 @@ local hidden = 200;
     data_loader: {
       batch_sampler: { type: 'bucket', batch_size: if common.full_data then 64 else 8 },
     },
+    // Its own loader, so that `data_loader.batches_per_epoch` never cuts (or repeats) batches of
+    // the validation data or, in `allennlp evaluate`, of the test file.
+    validation_data_loader: {
+      batch_sampler: { type: 'bucket', batch_size: if common.full_data then 64 else 8 },
+    },
     trainer: {
       optimizer: { type: 'adam', lr: 0.001 },
       grad_norm: 5.0,

@@ -77,6 +77,8 @@ local snli_dir = common.shared_data + '/snli/';
       },
     } + (if elmo then { regularizer: common.elmo_regularizer(0.001) } else {}),
     data_loader: { batch_sampler: { type: 'bucket', batch_size: 32 } },
+    // Its own loader: `data_loader.batches_per_epoch` must not cut evaluation (see ner.libsonnet).
+    validation_data_loader: { batch_sampler: { type: 'bucket', batch_size: 32 } },
     trainer: {
       optimizer: { type: 'adam', lr: lr },
       num_epochs: if full then 30 else 6,

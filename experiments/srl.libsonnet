@@ -105,6 +105,8 @@ local layers = if full then 8 else 2;
       },
     } + (if elmo then { regularizer: common.elmo_regularizer(0.001) } else {}),
     data_loader: { batch_sampler: { type: 'bucket', batch_size: if full then 80 else 8 } },
+    // Its own loader: `data_loader.batches_per_epoch` must not cut evaluation (see ner.libsonnet).
+    validation_data_loader: { batch_sampler: { type: 'bucket', batch_size: if full then 80 else 8 } },
     trainer: {
       optimizer: { type: 'adadelta', lr: 1.0, rho: 0.95, eps: 1e-6 },
       grad_norm: 1.0,

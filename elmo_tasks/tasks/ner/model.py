@@ -17,8 +17,8 @@ from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder, Tim
 from allennlp.modules.conditional_random_field import ConditionalRandomField, allowed_transitions
 from allennlp.nn import InitializerApplicator, RegularizerApplicator
 from allennlp.nn.util import get_text_field_mask
-from allennlp.training.metrics import SpanBasedF1Measure
 
+from elmo_tasks.tasks.ner.metric import DistributedSpanBasedF1Measure
 from elmo_tasks.tasks.ner.tags import bioul_to_iob1, entities
 
 
@@ -84,7 +84,10 @@ class ElmoCrfTagger(Model):
             constraints=allowed_transitions(label_encoding, labels),
             include_start_end_transitions=include_start_end_transitions,
         )
-        self.span_f1 = SpanBasedF1Measure(vocab, tag_namespace=label_namespace, label_encoding=label_encoding)
+        # summed over the workers in distributed training (AllenNLP's SpanBasedF1Measure refuses to)
+        self.span_f1 = DistributedSpanBasedF1Measure(
+            vocab, tag_namespace=label_namespace, label_encoding=label_encoding
+        )
         initializer(self)
 
     @classmethod

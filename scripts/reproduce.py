@@ -1,128 +1,85 @@
 #!/usr/bin/env python
-"""Reproduce a benchmark of Peters et al. (2018): baseline vs. ELMo, several seeds, one table.
+"""Reproduce the benchmarks of Peters et al. (2018): baseline vs. ELMo, several seeds, one report.
 
-For a task named in TASKS below, every variant (baseline, elmo) is trained for each seed with
-``allennlp train`` into ``runs/<task>/<variant>/seed<k>`` (ELMO_TASKS_SEED = seed_base + k),
-then ``allennlp evaluate`` scores the archive on the task's test file. The test metric and
-wall times go to ``runs/<task>/results.json`` and to a table in docs/RESULTS.md next to the
-paper's numbers (Peters et al. 2018, Table 1; see docs/PAPER.md), with the exact commands.
-The test file is the one the task's libsonnet names as ``data.test`` for the chosen data mode.
-A run whose archive and test metrics already exist is reused, so an interrupted reproduction can
-simply be restarted.
+Every (task, variant, seed) is trained with ``allennlp train`` into
+``<runs-dir>/<task>/<variant>/seed<k>`` (ELMO_TASKS_SEED = seed base + k) and its archive is
+scored with ``allennlp evaluate`` on every test file the task's libsonnet names (``data.test``,
+and ``data.test_brown`` for CoNLL-2005 SRL). Each finished run leaves a record, ``record.json``
+in its directory and a copy under ``<records-dir>/<budget>/<task>/<variant>/seed<k>.json``: the
+exact commands, the resolved config, overrides, environment, seed, git commit, wall times, test
+and validation metrics, the validation curve and the learned ELMo layer weights. The report
+(docs/RESULTS.md for the ``mini`` budget: a table shaped like the paper's Table 1, the analyses,
+plots and a section per task) is regenerated from the records alone, never edited by hand.
 
-    .venv/bin/python scripts/reproduce.py snli --seeds 5             # the real thing (hours)
-    .venv/bin/python scripts/reproduce.py snli --seeds 1 --data fixtures --epochs 1 \\
-        --runs-dir /tmp/runs --results /tmp/RESULTS.md                # smoke test (minutes)
+    .venv/bin/python scripts/reproduce.py all --budget smoke           # every task on the fixtures
+    .venv/bin/python scripts/reproduce.py squad coref --budget mini    # real data, this machine
+    .venv/bin/python scripts/reproduce.py ner sst5 snli --budget mini --analyses   # Tables 2 and 3
+    .venv/bin/python scripts/reproduce.py all --budget mini --report-only          # the report alone
 
-To add a task: add an entry to TASKS (its libsonnet, configs per variant, the metric key of
-`allennlp evaluate`, a scale to percent, and the paper's numbers).
+Budgets (scripts/reproduction_tasks.py): ``smoke`` (fixtures, one epoch, 1 seed), ``mini`` (the
+real data, cut to fit a 2-core CPU; 3 seeds) and ``paper`` (the experiment configs unchanged;
+5 seeds; GPUs advised). Without ``--budget`` the old interface still works: ``--data``,
+``--epochs`` and ``--overrides`` set everything by hand.
+
+A finished run made with the same settings is reused; a run that was interrupted is resumed with
+``allennlp train --recover``; a run that fails is reported and the others go on (exit status 1
+at the end). Progress (which run, how many are left, elapsed and estimated time) goes to stdout.
 """
 
 import argparse
+import contextlib
+import datetime
 import json
 import os
-import re
 import shlex
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import reproduction_report  # noqa: E402
+from reproduction_plots import state_layer_weights  # noqa: E402
+from reproduction_tasks import BUDGETS, TASKS, variants  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # The allennlp beside this Python (.venv/bin/allennlp when run as the docstring shows).
 ALLENNLP = str(Path(sys.executable).parent / "allennlp")
-
-# The test file of each task is `(import '<libsonnet>').data.test`, evaluated like allennlp does.
-TASKS: Dict[str, Dict[str, Any]] = {
-    "snli": {
-        "title": "SNLI (ESIM), test accuracy",
-        "libsonnet": "experiments/snli.libsonnet",
-        "configs": {"baseline": "experiments/snli_baseline.jsonnet", "elmo": "experiments/snli_elmo.jsonnet"},
-        "metric": "accuracy",
-        "scale": 100.0,
-        "paper": {"baseline": "88.0", "elmo": "88.7 ± 0.17"},
-        "note": "Trained on SNLI dev minus a held-out tenth (model selection on that tenth); the full "
-        "SNLI training set was not available, so absolute numbers are not comparable with the paper's.",
-    },
-    "ner": {
-        "title": "CoNLL-2003 NER (BiLSTM-CRF), eng.testb span F1",
-        "libsonnet": "experiments/ner.libsonnet",
-        "configs": {"baseline": "experiments/ner_baseline.jsonnet", "elmo": "experiments/ner_elmo.jsonnet"},
-        "metric": "f1-measure-overall",
-        "scale": 100.0,
-        "paper": {"baseline": "90.15", "elmo": "92.22 ± 0.10"},
-        "note": "Trained on eng.train, model selection on eng.testa; no pretrained word vectors (GloVe is not "
-        "available here) and fewer epochs than the paper (see experiments/ner.libsonnet).",
-    },
-    "sst5": {
-        "title": "SST-5 (biattentive classification network), test root accuracy",
-        "libsonnet": "experiments/sst5.libsonnet",
-        "configs": {"baseline": "experiments/sst5_baseline.jsonnet", "elmo": "experiments/sst5_elmo.jsonnet"},
-        "metric": "accuracy",
-        "scale": 100.0,
-        "paper": {"baseline": "51.4", "elmo": "54.7 ± 0.5"},
-        "note": "Selected on dev roots; no GloVe (trainable embeddings) and smaller/shorter training than "
-        "the paper (see experiments/sst5.libsonnet). The config trains on all distinct phrases of "
-        "train.txt, as the paper did; `dataset_reader.phrases: roots` below means sentences only.",
-    },
-    "srl": {
-        "title": "SRL (He et al. 2017), srl-eval F1 on CoNLL-2005 test WSJ "
-        "(ELMO_TASKS_SRL_DATASET=conll2012: CoNLL-2012 test)",
-        "libsonnet": "experiments/srl.libsonnet",
-        "configs": {"baseline": "experiments/srl_baseline.jsonnet", "elmo": "experiments/srl_elmo.jsonnet"},
-        "metric": "f1-measure-overall",
-        "scale": 100.0,
-        "paper": {"baseline": "81.4 (CoNLL-2012)", "elmo": "84.6 (CoNLL-2012)"},
-        "note": "The paper reports CoNLL-2012; CoNLL-2012 here trains on its dev set split by document (its training "
-        "split is not available). No GloVe and fewer epochs than the paper (see experiments/srl.libsonnet).",
-    },
-    "squad": {
-        "title": "SQuAD v1.1 (BiDAF + self-attention), XQuAD English, test fold ELMO_TASKS_FOLD (default 1/4), F1",
-        "libsonnet": "experiments/squad.libsonnet",
-        "configs": {"baseline": "experiments/squad_baseline.jsonnet", "elmo": "experiments/squad_elmo.jsonnet"},
-        "metric": "f1",
-        "scale": 100.0,
-        "paper": {"baseline": "81.1", "elmo": "85.8"},
-        "note": "Cross-validation by article over the 1,190 XQuAD English questions (SQuAD v1.1 dev): about 600 "
-        "training questions instead of about 87,600 and one gold answer instead of three, no GloVe; absolute "
-        "numbers are not comparable with the paper's. One fold per invocation (ELMO_TASKS_FOLD=K/4).",
-    },
-    "coref": {
-        "title": "CoNLL-2012 coreference (Lee et al. 2017), test average F1 of MUC, B-cubed, CEAF-phi4",
-        "libsonnet": "experiments/coref.libsonnet",
-        "configs": {"baseline": "experiments/coref_baseline.jsonnet", "elmo": "experiments/coref_elmo.jsonnet"},
-        "metric": "coref_f1",
-        "scale": 100.0,
-        "paper": {"baseline": "67.2", "elmo": "70.4"},
-        "note": "Trained on CoNLL-2012 dev minus a held-out tenth of its documents (model selection there): 343 "
-        "instead of 2,802 training documents, no GloVe, K = 50 antecedents and far fewer steps, so absolute "
-        "numbers are not comparable with the paper's (see experiments/coref.libsonnet).",
-    },
-}
-
+RECORD_VERSION = 2
 
 # Set in the caller's environment, these change a run, so the recorded commands show them.
 PASSED_ON = ("ELMO_OPTIONS", "ELMO_WEIGHTS", "OMP_NUM_THREADS", "ELMO_TASKS_SRL_DATASET", "ELMO_TASKS_FOLD")
 
 
-def _env(data: str, seed: int) -> Dict[str, str]:
+class RunFailed(Exception):
+    """A command of one run exited with an error; the message says which and where its log is."""
+
+
+def _env(data: str, seed: int, extra: Dict[str, str]) -> Dict[str, str]:
     passed = {name: os.environ[name] for name in PASSED_ON if name in os.environ}
-    return {**passed, "ELMO_TASKS_DATA": data, "ELMO_TASKS_SEED": str(seed)}
+    return {**passed, **extra, "ELMO_TASKS_DATA": data, "ELMO_TASKS_SEED": str(seed)}
 
 
-def test_path(task: str, env: Dict[str, str]) -> str:
-    """The task's test file: ``data.test`` of its libsonnet, with every environment variable as an
-    external variable (as allennlp passes them), the run's settings in ``env`` and, for variables
-    still unset, the plugin's defaults (elmo_tasks/config_defaults.py)."""
+def test_paths(task: str, env: Dict[str, str]) -> Dict[str, str]:
+    """``name -> file`` of every ``test*`` entry of the libsonnet's ``data``, evaluated with every
+    environment variable as an external variable (as allennlp passes them), the run's settings in
+    ``env`` and, for variables still unset, the plugin's defaults (elmo_tasks/config_defaults.py)."""
     import _jsonnet
 
     from elmo_tasks.config_defaults import DEFAULTS
 
     ext_vars = {**DEFAULTS, **os.environ, **env}
-    snippet = f"(import '{TASKS[task]['libsonnet']}').data.test"
-    return json.loads(_jsonnet.evaluate_snippet("reproduce.py", snippet, ext_vars=ext_vars, jpathdir=[str(ROOT)]))
+    snippet = f"(import '{TASKS[task]['libsonnet']}').data"
+    data = json.loads(_jsonnet.evaluate_snippet("reproduce.py", snippet, ext_vars=ext_vars, jpathdir=[str(ROOT)]))
+    return {name: path for name, path in data.items() if name.startswith("test")}
+
+
+def test_path(task: str, env: Dict[str, str]) -> str:
+    """The task's main test file (``data.test``)."""
+    return test_paths(task, env)["test"]
 
 
 def _shown(env: Dict[str, str], command: List[str]) -> str:
@@ -132,87 +89,268 @@ def _shown(env: Dict[str, str], command: List[str]) -> str:
     return f"{prefix} {shlex.join(shown)}"
 
 
-def _run(env: Dict[str, str], command: List[str], log: Path) -> float:
-    """Runs one command from the repo root, output to ``log``; returns its wall time in seconds."""
-    print(f"$ {_shown(env, command)}", flush=True)
+def _run(env: Dict[str, str], command: List[str], log: Path, in_process: bool) -> float:
+    """Runs one allennlp command from the repo root, output to ``log``; its wall time in seconds.
+
+    ``in_process`` runs it inside this Python (the test suite's smoke run: no interpreter start-up
+    per command); otherwise it is a subprocess, so a crash or a leak stays in that run."""
+    print(f"    $ {_shown(env, command)}", flush=True)
     start = time.monotonic()
-    with open(log, "w", encoding="utf-8") as handle:
-        result = subprocess.run(
-            command, cwd=ROOT, env={**os.environ, **env}, stdout=handle, stderr=subprocess.STDOUT, check=False
-        )
-    if result.returncode != 0:
-        sys.exit(f"command failed (exit {result.returncode}); see {log}:\n  {_shown(env, command)}")
+    if in_process:
+        _run_in_process(env, command, log)
+    else:
+        with open(log, "w", encoding="utf-8") as handle:
+            result = subprocess.run(
+                command, cwd=ROOT, env={**os.environ, **env}, stdout=handle, stderr=subprocess.STDOUT, check=False
+            )
+        if result.returncode != 0:
+            raise RunFailed(f"exit {result.returncode}; see {log}: {_shown(env, command)}")
     return time.monotonic() - start
 
 
-def _overrides(args: argparse.Namespace) -> Dict[str, Any]:
-    return {**args.overrides, **({"trainer.num_epochs": args.epochs} if args.epochs is not None else {})}
+def _run_in_process(env: Dict[str, str], command: List[str], log: Path) -> None:
+    from unittest import mock
+
+    from allennlp.commands import main as allennlp_main
+
+    previous = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        with (
+            open(log, "w", encoding="utf-8") as handle,
+            contextlib.redirect_stdout(handle),
+            contextlib.redirect_stderr(handle),
+            mock.patch.object(sys, "argv", ["allennlp", *command[1:]]),
+            mock.patch.dict(os.environ, env),
+        ):
+            allennlp_main(prog="allennlp")
+    except SystemExit as stop:
+        if stop.code not in (0, None):
+            raise RunFailed(f"exit {stop.code}; see {log}: {_shown(env, command)}") from None
+    except Exception as error:  # noqa: BLE001 (any failure of one run is reported, the others go on)
+        raise RunFailed(f"{type(error).__name__}: {error}; see {log}: {_shown(env, command)}") from error
+    finally:
+        os.chdir(previous)
 
 
-def completed(task: str, variant: str, k: int, args: argparse.Namespace) -> Optional[Dict[str, Any]]:
-    """The record of a finished run of this variant and seed made with the same settings, if any."""
-    run_dir = Path(args.runs_dir) / task / variant / f"seed{k}"
-    record_file, metrics_file = run_dir / "reproduce.json", run_dir / "test_metrics.json"
-    if not (record_file.exists() and metrics_file.exists()):
+def _git_commit() -> Dict[str, Any]:
+    """HEAD and whether the working tree had uncommitted changes to tracked files."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False).stdout.strip()
+
+    return {"git_commit": git("rev-parse", "HEAD") or None, "git_dirty": bool(git("status", "--porcelain", "-uno"))}
+
+
+class Plan:
+    """The settings of one invocation: which budget, data, overrides and environment each run gets."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.budget: Optional[str] = args.budget
+        self.records_dir = _records_dir(args)
+
+    def data(self, task: str) -> str:
+        if self.budget and self.args.data is None:
+            return TASKS[task]["budgets"][self.budget]["data"]
+        return self.args.data or "full"
+
+    def overrides(self, task: str, variant: Dict[str, Any]) -> Dict[str, Any]:
+        budget = TASKS[task]["budgets"][self.budget]["overrides"] if self.budget else {}
+        epochs = {"trainer.num_epochs": self.args.epochs} if self.args.epochs is not None else {}
+        return {**budget, **variant.get("overrides", {}), **self.args.overrides, **epochs}
+
+    def env(self, task: str) -> Dict[str, str]:
+        return dict(TASKS[task]["budgets"][self.budget].get("env", {})) if self.budget else {}
+
+    def seeds(self, task: str) -> int:
+        if self.args.seeds is not None:
+            return self.args.seeds
+        return TASKS[task]["budgets"][self.budget]["seeds"] if self.budget else 5
+
+    def settings(self, task: str, variant_name: str, variant: Dict[str, Any]) -> Dict[str, Any]:
+        """What makes two runs of the same variant and seed the same run."""
+        return {
+            "config": variant["config"],
+            "data": self.data(task),
+            "overrides": self.overrides(task, variant),
+            "env": self.env(task),
+        }
+
+
+def _same_settings(previous: Dict[str, Any], settings: Dict[str, Any]) -> bool:
+    # Records of the first reproduce.py have no "config" (it was always the variant's file) nor "env".
+    return all(previous.get(key, settings[key] if key == "config" else {}) == value for key, value in settings.items())
+
+
+def completed(run_dir: Path, settings: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The record of a finished run in ``run_dir`` made with ``settings``, if any."""
+    record_file = run_dir / "record.json"
+    if not record_file.exists():
+        record_file = run_dir / "reproduce.json"  # the first reproduce.py's name
+    if not (record_file.exists() and (run_dir / "test_metrics.json").exists()):
         return None
     previous = json.loads(record_file.read_text())
-    same = (previous.get("data"), previous.get("epochs"), previous.get("overrides", {})) == (
-        args.data,
-        args.epochs,
-        _overrides(args),
-    )
-    return previous if same else None
+    return previous if _same_settings(previous, settings) else None
 
 
-def run_one(task: str, variant: str, k: int, args: argparse.Namespace) -> Dict[str, Any]:
-    """Trains (unless already done) and evaluates one variant for one seed."""
+def _validation_curve(run_dir: Path, metric: str) -> List[float]:
+    values = []
+    epoch = 0
+    while (run_dir / f"metrics_epoch_{epoch}.json").exists():
+        metrics = json.loads((run_dir / f"metrics_epoch_{epoch}.json").read_text())
+        if f"validation_{metric}" in metrics:
+            values.append(float(metrics[f"validation_{metric}"]))
+        epoch += 1
+    return values
+
+
+def _layer_weights(run_dir: Path) -> Dict[str, List[float]]:
+    """Softmax-normalised ELMo mixing weights of the best model (mix index as a string)."""
+    best = run_dir / "best.th"
+    if not best.exists():
+        return {}
+    import torch
+
+    state = torch.load(best, map_location="cpu", weights_only=True)
+    return {str(mix): weights for mix, weights in state_layer_weights(state).items()}
+
+
+def build_record(
+    task: str, variant: str, k: int, seed: int, run_dir: Path, settings: Dict[str, Any], base: Dict[str, Any]
+) -> Dict[str, Any]:
+    """The record of a finished run: ``base`` (commands, times, commit) plus what its files hold."""
     spec = TASKS[task]
-    seed = args.seed_base + k
-    env = _env(args.data, seed)
-    run_dir = Path(args.runs_dir) / task / variant / f"seed{k}"
-    train = [ALLENNLP, "train", spec["configs"][variant], "-s", str(run_dir)]
-    overrides = _overrides(args)
-    if overrides:
-        train += ["-o", json.dumps(overrides, sort_keys=True)]
-    metrics_file = run_dir / "test_metrics.json"
-    evaluate = [
-        ALLENNLP,
-        "evaluate",
-        str(run_dir / "model.tar.gz"),
-        test_path(task, env),
-        "--output-file",
-        str(metrics_file),
-    ]
-    record_file = run_dir / "reproduce.json"
-    previous = None if args.force else completed(task, variant, k, args)
-    if previous is not None:
-        print(f"reusing {run_dir}", flush=True)
-        return previous
-    if run_dir.exists():  # incomplete, forced, or made with other settings: start it again
-        print(f"retraining {run_dir} from scratch", flush=True)
-        train.append("-f")
-    run_dir.parent.mkdir(parents=True, exist_ok=True)
-    train_log = run_dir.parent / f"seed{k}.train.log"
-    train_s = _run(env, train, train_log)
-    eval_s = _run(env, evaluate, run_dir / "evaluate.log")
-    metrics = json.loads(metrics_file.read_text())
-    if spec["metric"] not in metrics:
-        sys.exit(f"{metrics_file} has no metric {spec['metric']!r} (has {sorted(metrics)})")
-    record = {
+    tests = {}
+    for metrics_file in sorted(run_dir.glob("test*_metrics.json")):
+        name = metrics_file.name[: -len("_metrics.json")]
+        metrics = json.loads(metrics_file.read_text())
+        if spec["metric"] not in metrics:
+            raise RunFailed(f"{metrics_file} has no metric {spec['metric']!r} (has {sorted(metrics)})")
+        tests[name] = metrics
+    final = json.loads((run_dir / "metrics.json").read_text()) if (run_dir / "metrics.json").exists() else {}
+    config = json.loads((run_dir / "config.json").read_text()) if (run_dir / "config.json").exists() else None
+    best_validation = final.get(f"best_validation_{spec['metric']}")
+    return {
+        **base,
+        "record_version": RECORD_VERSION,
         "task": task,
         "variant": variant,
+        "seed_index": k,
         "seed": seed,
-        "data": args.data,
-        "epochs": args.epochs,
-        "overrides": overrides,
+        **settings,
         "metric": spec["metric"],
-        "value": metrics[spec["metric"]] * spec["scale"],
+        "value": tests["test"][spec["metric"]] * spec["scale"],
+        "test_metrics": tests,
+        "best_validation": None if best_validation is None else best_validation * spec["scale"],
+        "best_epoch": final.get("best_epoch"),
+        "validation_curve": [v * spec["scale"] for v in _validation_curve(run_dir, spec["metric"])],
+        "layer_weights": _layer_weights(run_dir),
+        "config_resolved": config,
+    }
+
+
+def run_one(plan: Plan, task: str, variant_name: str, k: int, progress: "Progress") -> Dict[str, Any]:
+    """Trains (unless done), evaluates and records one variant for one seed; raises RunFailed."""
+    args = plan.args
+    variant = variants(task, analyses=True)[variant_name]
+    settings = plan.settings(task, variant_name, variant)
+    seed = args.seed_base + k
+    env = _env(settings["data"], seed, settings["env"])
+    run_dir = Path(args.runs_dir) / task / variant_name / f"seed{k}"
+    previous = None if args.force else completed(run_dir, settings)
+    if previous is not None:
+        record = previous
+        if record.get("record_version") != RECORD_VERSION:  # made by the first reproduce.py: complete it
+            base = {key: record[key] for key in ("commands", "train_seconds", "evaluate_seconds") if key in record}
+            base.update(git_commit=None, git_dirty=None, git_note="made before run records held the commit")
+            record = build_record(task, variant_name, k, seed, run_dir, settings, base)
+        progress.reused(f"{task} {variant_name} seed{k}")
+        return _save(record, run_dir, plan)
+
+    progress.start(f"{task} {variant_name} seed{k}")
+    overrides = settings["overrides"]
+    train = [ALLENNLP, "train", variant["config"], "-s", str(run_dir)]
+    if overrides:
+        train += ["-o", json.dumps(overrides, sort_keys=True)]
+    settings_file = run_dir.parent / f"seed{k}.settings.json"  # outside: allennlp wants a new run_dir
+    archive = run_dir / "model.tar.gz"
+    same_unfinished = not args.force and settings_file.exists() and json.loads(settings_file.read_text()) == settings
+    train_s = 0.0
+    if same_unfinished and archive.exists():
+        print(f"    {run_dir}: trained already, evaluating", flush=True)
+    else:
+        if same_unfinished and any(run_dir.glob("*_state_e*.th")):
+            print(f"    {run_dir}: interrupted, resuming (--recover)", flush=True)
+            train.append("--recover")
+        elif run_dir.exists():  # forced, or made with other settings: start again
+            print(f"    {run_dir}: made with other settings or forced, training from scratch", flush=True)
+            train.append("-f")
+        run_dir.parent.mkdir(parents=True, exist_ok=True)
+        settings_file.write_text(json.dumps(settings, indent=2))
+        train_s = _run(env, train, run_dir.parent / f"seed{k}.train.log", args.in_process)
+    commit = _git_commit()
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    commands, eval_s = [_shown(env, train)], 0.0
+    for name, path in test_paths(task, env).items():
+        evaluate = [ALLENNLP, "evaluate", str(archive), path, "--output-file", str(run_dir / f"{name}_metrics.json")]
+        eval_s += _run(env, evaluate, run_dir / f"evaluate_{name}.log", args.in_process)
+        commands.append(_shown(env, evaluate))
+    base = {
+        "commands": commands,
         "train_seconds": round(train_s, 1),
         "evaluate_seconds": round(eval_s, 1),
-        "commands": [_shown(env, train), _shown(env, evaluate)],
+        "evaluated_at": started,
+        **commit,
     }
-    record_file.write_text(json.dumps(record, indent=2))
+    record = build_record(task, variant_name, k, seed, run_dir, settings, base)
+    progress.finished()
+    return _save(record, run_dir, plan)
+
+
+def _save(record: Dict[str, Any], run_dir: Path, plan: Plan) -> Dict[str, Any]:
+    """Writes the record into the run directory and, under its budget, into the records directory."""
+    record = {**record, "budget": plan.budget}
+    (run_dir / "record.json").write_text(json.dumps(record, indent=2))
+    copy = plan.records_dir / record["task"] / record["variant"] / f"seed{record['seed_index']}.json"
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_text(json.dumps(record, indent=2) + "\n")
     return record
+
+
+class Progress:
+    """Which run, how many are left, elapsed time and an estimate from the runs trained so far."""
+
+    def __init__(self, total: int):
+        self.total, self.done, self.started = total, 0, time.monotonic()
+        self.durations: List[float] = []
+        self.current: Optional[float] = None
+
+    def _line(self, what: str, label: str) -> None:
+        elapsed = (time.monotonic() - self.started) / 60
+        left = self.total - self.done
+        estimate = (
+            f", about {statistics.mean(self.durations) * left / 60:.0f} min left" if self.durations and left else ""
+        )
+        print(f"[{self.done + 1}/{self.total}] {what} {label} (elapsed {elapsed:.1f} min{estimate})", flush=True)
+
+    def reused(self, label: str) -> None:
+        self._line("reusing", label)
+        self.done += 1
+
+    def start(self, label: str) -> None:
+        self._line("running", label)
+        self.current = time.monotonic()
+
+    def finished(self) -> None:
+        if self.current is not None:
+            self.durations.append(time.monotonic() - self.current)
+        self.current = None
+        self.done += 1
+
+    def failed(self) -> None:
+        self.current = None
+        self.done += 1
 
 
 def _json_object(text: str) -> Dict[str, Any]:
@@ -225,97 +363,88 @@ def _json_object(text: str) -> Dict[str, Any]:
     return value
 
 
-def _mean_std(values: List[float]) -> str:
-    if len(values) == 1:
-        return f"{values[0]:.2f}"
-    return f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
-
-
-def render_table(task: str, records: List[Dict[str, Any]]) -> str:
-    """The markdown section of one task (between markers, so reruns replace it)."""
-    spec = TASKS[task]
-    lines = [f"<!-- reproduce:{task}:start -->", f"## {spec['title']}", ""]
-    if spec.get("note"):
-        lines += [spec["note"], ""]
-    overrides = sorted({json.dumps(r.get("overrides") or {}, sort_keys=True) for r in records})
-    if overrides != ["{}"]:
-        lines += ["Config overrides of these runs (`-o`, on top of the experiment configs):", ""]
-        lines += [f"- `{o}`" for o in overrides] + [""]
-    lines += ["| Variant | Seeds | Ours (mean ± std) | Paper | Train time (mean) | Data |", "|---|---|---|---|---|---|"]
-    for variant in spec["configs"]:
-        rows = [r for r in records if r["variant"] == variant]
-        if not rows:
-            continue
-        minutes = statistics.mean(r["train_seconds"] for r in rows) / 60
-        lines.append(
-            f"| {variant} | {len(rows)} | {_mean_std([r['value'] for r in rows])} | "
-            f"{spec['paper'][variant]} | {minutes:.1f} min | {rows[0]['data']} |"
-        )
-    lines += ["", "Commands (from the repo root):", "", "```"]
-    for record in records:
-        lines += record["commands"]
-    lines += ["```", f"<!-- reproduce:{task}:end -->"]
-    return "\n".join(lines)
-
-
-def update_results(path: Path, task: str, section: str) -> None:
-    """Replaces the task's section in ``path`` (or appends it; creates the file if needed)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Results\n"
-    pattern = re.compile(rf"<!-- reproduce:{task}:start -->.*?<!-- reproduce:{task}:end -->", re.S)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section, text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
-
-
-def main(argv: Optional[List[str]] = None) -> None:
+def parse_args(argv: Optional[List[str]]) -> Tuple[argparse.Namespace, List[str]]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("task", choices=sorted(TASKS))
-    parser.add_argument("--seeds", type=int, default=5, help="number of seeds per variant (default 5)")
+    parser.add_argument("tasks", nargs="+", metavar="TASK", help=f"'all' or any of {', '.join(TASKS)}")
+    parser.add_argument("--budget", choices=BUDGETS, help="smoke, mini or paper (see scripts/reproduction_tasks.py)")
+    parser.add_argument("--seeds", type=int, help="seeds per variant (default: the budget's; 5 without one)")
     parser.add_argument("--seed-base", type=int, default=13370, help="seed k uses ELMO_TASKS_SEED = base + k")
-    parser.add_argument("--variants", nargs="+", help="subset of the task's variants (default: all)")
-    parser.add_argument("--data", choices=["full", "fixtures"], default="full")
+    parser.add_argument("--variants", nargs="+", help="only these variants (default: baseline and elmo)")
+    parser.add_argument("--analyses", action="store_true", help="also the analysis variants (Tables 2 and 3)")
+    parser.add_argument("--data", choices=["full", "fixtures"], help="override the budget's data (default full)")
     parser.add_argument("--epochs", type=int, help="override trainer.num_epochs")
     parser.add_argument(
         "--overrides",
         type=_json_object,
         default={},
-        help="JSON object of config overrides for every variant (dotted keys, as `allennlp "
+        help="JSON object of config overrides for every run, on top of the budget's (dotted keys, as `allennlp "
         "train -o`); recorded with the results",
     )
-    parser.add_argument("--runs-dir", default=str(ROOT / "runs"))
-    parser.add_argument("--results", default=str(ROOT / "docs" / "RESULTS.md"))
+    parser.add_argument("--runs-dir", help="default: runs/<budget> (runs/ without a budget)")
+    parser.add_argument("--records-dir", help="default: docs/results/records/<budget> for mini and paper, else in runs")
+    parser.add_argument("--results", help="the report (default: docs/RESULTS.md for mini, else in the runs dir)")
     parser.add_argument("--force", action="store_true", help="retrain even if a run is complete")
+    parser.add_argument("--report-only", action="store_true", help="only regenerate the report from the records")
+    parser.add_argument("--in-process", action="store_true", help="run allennlp in this process (tests)")
     args = parser.parse_args(argv)
-    spec = TASKS[args.task]
-    variants = args.variants or list(spec["configs"])
-    unknown = sorted(set(variants) - set(spec["configs"]))
+    tasks = list(TASKS) if args.tasks == ["all"] else args.tasks
+    unknown = [t for t in tasks if t not in TASKS]
     if unknown:
-        parser.error(f"unknown variant(s) {unknown}; {args.task} has {list(spec['configs'])}")
-    started = time.monotonic()
-    records = []
-    for variant in spec["configs"]:  # variants not asked for keep their finished runs in the table
-        for k in range(args.seeds):
-            record = (
-                run_one(args.task, variant, k, args) if variant in variants else completed(args.task, variant, k, args)
-            )
-            if record is not None:
-                records.append(record)
-    summary = Path(args.runs_dir) / args.task / "results.json"
-    summary.write_text(json.dumps(records, indent=2))
-    update_results(Path(args.results), args.task, render_table(args.task, records))
-    means = ", ".join(
-        f"{variant} {statistics.mean(r['value'] for r in records if r['variant'] == variant):.2f}"
-        for variant in spec["configs"]
-        if any(r["variant"] == variant for r in records)
-    )
-    print(
-        f"reproduce {args.task}: {len(records)} runs ({means or 'none finished'}; mean {spec['metric']}) in "
-        f"{(time.monotonic() - started) / 60:.1f} min; wrote {summary} and {args.results}"
-    )
+        parser.error(f"unknown task(s) {unknown}; choose 'all' or from {list(TASKS)}")
+    if args.runs_dir is None:
+        args.runs_dir = str(ROOT / "runs" / args.budget) if args.budget else str(ROOT / "runs")
+    if args.variants:
+        known = {v for t in tasks for v in variants(t, analyses=True)}
+        bad = sorted(set(args.variants) - known)
+        if bad:
+            parser.error(f"unknown variant(s) {bad}; the tasks have {sorted(known)}")
+    return args, tasks
+
+
+def _records_dir(args: argparse.Namespace) -> Path:
+    if args.records_dir:
+        return Path(args.records_dir)
+    if args.budget in ("mini", "paper"):
+        return ROOT / "docs" / "results" / "records" / args.budget
+    return Path(args.runs_dir) / "records"
+
+
+def _results_path(args: argparse.Namespace) -> Path:
+    if args.results:
+        return Path(args.results)
+    if args.budget == "mini":
+        return ROOT / "docs" / "RESULTS.md"
+    return Path(args.runs_dir) / "RESULTS.md"
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args, tasks = parse_args(argv)
+    plan = Plan(args)
+    jobs = [
+        (task, name, k)
+        for task in tasks
+        for k in range(plan.seeds(task))
+        for name in variants(task, analyses=args.analyses)
+        if not args.variants or name in args.variants
+    ]
+    failures: List[str] = []
+    if not args.report_only:
+        progress = Progress(len(jobs))
+        for task, name, k in jobs:
+            try:
+                run_one(plan, task, name, k, progress)
+            except RunFailed as failure:
+                progress.failed()
+                failures.append(f"{task} {name} seed{k}: {failure}")
+                print(f"    FAILED {failures[-1]}", flush=True)
+    results = _results_path(args)
+    records = reproduction_report.load_records(plan.records_dir)
+    reproduction_report.write_report(records, results, budget=args.budget)
+    print(f"reproduce: {len(jobs)} runs asked, {len(failures)} failed; {len(records)} records -> {results}")
+    for failure in failures:
+        print(f"  failed: {failure}")
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,17 +1,17 @@
-"""Plots for docs/RESULTS.md, read from finished runs (used by scripts/reproduce.py).
+"""Plots for docs/RESULTS.md, from the run records of scripts/reproduce.py.
 
-* ``layer_weights``: the softmax-normalised ELMo mixing weights of every trained archive, at
-  the input (mix 0) and, where a model has one, at the output (mix 1): the paper's Figure 2.
+* ``layer_weights``: the softmax-normalised ELMo mixing weights of trained models (from a state
+  dict or an archive), at the input (mix 0) and, where a model has one, at the output (mix 1):
+  the paper's Figure 2.
 * ``validation_curves``: the validation metric per epoch, baseline vs ELMo, mean over seeds.
 * ``sample_efficiency``: test metric against the fraction of training data (the paper's Figure 1).
 """
 
-import json
 import re
 import tarfile
 from collections import defaultdict
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 MIX_KEY = re.compile(r"scalar_mix_(\d+)\.scalar_parameters\.(\d+)$")
 
@@ -25,6 +25,21 @@ def _pyplot():
     return plt
 
 
+def state_layer_weights(state: Dict[str, Any]) -> Dict[int, List[float]]:
+    """``mix index -> softmax-normalised layer weights`` of the ELMo embedder in a model state dict."""
+    import torch
+
+    raw: Dict[int, Dict[int, float]] = defaultdict(dict)
+    for key, value in state.items():
+        found = MIX_KEY.search(key)
+        if found:
+            raw[int(found.group(1))][int(found.group(2))] = float(value.reshape(-1)[0])
+    return {
+        mix: torch.softmax(torch.tensor([by_layer[j] for j in sorted(by_layer)]), dim=0).tolist()
+        for mix, by_layer in raw.items()
+    }
+
+
 def archive_layer_weights(archive: Path) -> Dict[int, List[float]]:
     """``mix index -> softmax-normalised layer weights`` of the ELMo embedder in ``archive``."""
     import torch
@@ -34,26 +49,18 @@ def archive_layer_weights(archive: Path) -> Dict[int, List[float]]:
         if member is None:
             raise FileNotFoundError(f"{archive} has no weights.th")
         state = torch.load(member, map_location="cpu", weights_only=True)
-    raw: Dict[int, Dict[int, float]] = defaultdict(dict)
-    for key, value in state.items():
-        found = MIX_KEY.search(key)
-        if found:
-            raw[int(found.group(1))][int(found.group(2))] = float(value.reshape(-1)[0])
-    weights = {}
-    for mix, by_layer in raw.items():
-        values = torch.tensor([by_layer[j] for j in sorted(by_layer)])
-        weights[mix] = torch.softmax(values, dim=0).tolist()
-    return weights
+    return state_layer_weights(state)
 
 
-def layer_weights_figure(per_task: Dict[str, Sequence[Path]], path: Path) -> Optional[Path]:
-    """Mean softmax weights over each task's ELMo archives, one group of bars per task and mix."""
+def layer_weights_figure(per_task: Dict[str, Sequence[Dict[int, List[float]]]], path: Path) -> Optional[Path]:
+    """Mean softmax weights over each task's runs (``task -> [{mix: weights}]``, e.g. from
+    ``archive_layer_weights`` or run records), one group of bars per task and mix."""
     rows: List[Tuple[str, List[float]]] = []
-    for task, archives in per_task.items():
+    for task, runs in per_task.items():
         by_mix: Dict[int, List[List[float]]] = defaultdict(list)
-        for archive in archives:
-            for mix, weights in archive_layer_weights(archive).items():
-                by_mix[mix].append(weights)
+        for run in runs:
+            for mix, weights in run.items():
+                by_mix[int(mix)].append(weights)
         for mix in sorted(by_mix):
             seeds = by_mix[mix]
             mean = [sum(w[j] for w in seeds) / len(seeds) for j in range(len(seeds[0]))]
@@ -82,23 +89,11 @@ def layer_weights_figure(per_task: Dict[str, Sequence[Path]], path: Path) -> Opt
     return path
 
 
-def epoch_curve(run_dir: Path, metric: str) -> List[float]:
-    """``validation_<metric>`` of each finished epoch of one run."""
-    values = []
-    epoch = 0
-    while (run_dir / f"metrics_epoch_{epoch}.json").exists():
-        metrics = json.loads((run_dir / f"metrics_epoch_{epoch}.json").read_text())
-        key = f"validation_{metric}"
-        if key in metrics:
-            values.append(float(metrics[key]))
-        epoch += 1
-    return values
-
-
 def validation_curves_figure(
-    per_task: Dict[str, Dict[str, Sequence[Path]]], metrics: Dict[str, str], path: Path
+    per_task: Dict[str, Dict[str, Sequence[List[float]]]], metrics: Dict[str, str], path: Path
 ) -> Optional[Path]:
-    """``per_task``: task -> variant -> run directories; one panel per task, mean over seeds."""
+    """``per_task``: task -> variant -> the validation metric per epoch of each seed; one panel per
+    task, mean over seeds (as long as the shortest run)."""
     tasks = [t for t, variants in per_task.items() if any(variants.values())]
     if not tasks:
         return None
@@ -106,7 +101,7 @@ def validation_curves_figure(
     figure, axes_list = plt.subplots(1, len(tasks), figsize=(3.2 * len(tasks), 3.0), squeeze=False)
     for axes, task in zip(axes_list[0], tasks):
         for variant, runs in sorted(per_task[task].items()):
-            curves = [c for c in (epoch_curve(r, metrics[task]) for r in runs) if c]
+            curves = [c for c in runs if c]
             if not curves:
                 continue
             length = min(len(c) for c in curves)

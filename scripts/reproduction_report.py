@@ -1,0 +1,232 @@
+"""The results report of scripts/reproduce.py, generated from run records alone.
+
+It opens with a table shaped like the paper's Table 1 (paper baseline, ELMo and relative error
+reduction beside ours), then the paper's analyses on our tasks (Table 2: which biLM layers and
+how they are mixed; Table 3: where ELMo goes), the plots (learned layer weights, validation
+curves, sample efficiency) and a short section per task. Re-running it on the same records gives
+the same file.
+"""
+
+import json
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from reproduction_plots import layer_weights_figure, sample_efficiency_figure, validation_curves_figure
+from reproduction_tasks import PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
+
+Record = Dict[str, Any]
+
+
+def load_records(records_dir: Path) -> List[Record]:
+    """Every ``<task>/<variant>/seed<k>.json`` under ``records_dir``, in a stable order."""
+    if not records_dir.exists():
+        return []
+    records = [json.loads(path.read_text()) for path in sorted(records_dir.glob("*/*/seed*.json"))]
+    order = list(TASKS)
+    return sorted(records, key=lambda r: (order.index(r["task"]), r["variant"], r["seed_index"]))
+
+
+def mean_std(values: List[float]) -> str:
+    if not values:
+        return "–"
+    if len(values) == 1:
+        return f"{values[0]:.2f}"
+    return f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
+
+
+def error_reduction(baseline: float, elmo: float) -> float:
+    """The paper's relative error reduction, in percent: (elmo - baseline) / (100 - baseline)."""
+    return 100.0 * (elmo - baseline) / (100.0 - baseline)
+
+
+def _by_variant(records: List[Record], task: str) -> Dict[str, List[Record]]:
+    grouped: Dict[str, List[Record]] = defaultdict(list)
+    for record in records:
+        if record["task"] == task:
+            grouped[record["variant"]].append(record)
+    return grouped
+
+
+def _values(rows: List[Record], key: str = "value") -> List[float]:
+    return [r[key] for r in rows if r.get(key) is not None]
+
+
+def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
+    lines = [
+        "| Task | Metric | Paper baseline | Paper ELMo | Paper error reduction | Our baseline | Our ELMo "
+        "| Our error reduction | Seeds | Trained on |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for task, spec in TASKS.items():
+        groups = _by_variant(records, task)
+        base, elmo = _values(groups.get("baseline", [])), _values(groups.get("elmo", []))
+        paper = spec["paper"]
+        ours = f"{error_reduction(statistics.mean(base), statistics.mean(elmo)):.1f}%" if base and elmo else "–"
+        seeds = f"{len(base)} / {len(elmo)}" if base or elmo else "not run yet"
+        trained_on = spec.get("trained_on", {}).get(budget or "", "") if (base or elmo) else ""
+        lines.append(
+            f"| {spec['name']} | {spec['metric_name']} | {paper['baseline']} | {paper['elmo']} | "
+            f"{error_reduction(paper['baseline'], paper['elmo']):.1f}% | {mean_std(base)} | {mean_std(elmo)} | "
+            f"{ours} | {seeds} | {trained_on} |"
+        )
+    return lines
+
+
+def analysis_table(records: List[Record], table: str, paper: Dict[str, Dict[str, float]]) -> List[str]:
+    """Best validation metric (mean ± std over seeds) of the variants of one analysis, per task."""
+    columns: List[str] = []
+    rows: Dict[str, Dict[str, List[float]]] = {}
+    for task, spec in TASKS.items():
+        groups = _by_variant(records, task)
+        found = {
+            analysis["label"]: _values(groups[name], "best_validation")
+            for name, analysis in spec["analyses"].items()
+            if analysis["table"] == table and groups.get(name)
+        }
+        if not found:
+            continue
+        found = {
+            "baseline": _values(groups.get("baseline", []), "best_validation"),
+            f"ELMo as configured ({spec['elmo_at']})": _values(groups.get("elmo", []), "best_validation"),
+            **found,
+        }
+        rows[spec["name"]] = found
+        columns += [c for c in found if c not in columns]
+    if not rows:
+        return ["No runs of these variants yet (`scripts/reproduce.py TASK --budget mini --analyses`)."]
+    lines = ["| Task | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
+    for name, found in rows.items():
+        lines.append(f"| {name} | " + " | ".join(mean_std(found.get(c, [])) for c in columns) + " |")
+    lines += ["", "The paper's numbers (development sets) for the tasks it reports:", ""]
+    paper_columns = list(next(iter(paper.values())))
+    lines += ["| Task | " + " | ".join(paper_columns) + " |", "|---" * (len(paper_columns) + 1) + "|"]
+    for name, values in paper.items():
+        lines.append(f"| {name} | " + " | ".join(str(values[c]) for c in paper_columns) + " |")
+    return lines
+
+
+def _bilm(record: Record) -> str:
+    """The options file of the run's ELMo embedder (from its resolved config)."""
+    config = record.get("config_resolved") or {}
+    embedders = config.get("model", {}).get("text_field_embedder", {}).get("token_embedders", {})
+    elmo = embedders.get("elmo")
+    return elmo.get("options_file", "?") if elmo else ""
+
+
+def task_section(task: str, records: List[Record], records_link: str) -> List[str]:
+    spec = TASKS[task]
+    groups = _by_variant(records, task)
+    if not groups:
+        return []
+    lines = [f"### {spec['title']}", "", spec["note"], ""]
+    overrides = sorted({json.dumps(r.get("overrides") or {}, sort_keys=True) for r in records if r["task"] == task})
+    lines += ["Config overrides (`-o`; analysis variants add their own):", ""] + [f"- `{o}`" for o in overrides]
+    bilms = sorted({_bilm(r) for r in records if r["task"] == task} - {""})
+    if bilms:
+        lines += ["", "biLM: " + ", ".join(f"`{b}`" for b in bilms)]
+    lines += [
+        "",
+        "| Variant | Seeds | Test (mean ± std) | Test per seed | Best validation | Train time (mean) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for variant, rows in groups.items():
+        minutes = statistics.mean(r.get("train_seconds", 0.0) for r in rows) / 60
+        per_seed = ", ".join(f"{v:.2f}" for v in _values(rows))
+        lines.append(
+            f"| {variant} | {len(rows)} | {mean_std(_values(rows))} | {per_seed} | "
+            f"{mean_std(_values(rows, 'best_validation'))} | {minutes:.1f} min |"
+        )
+    extra_tests = sorted({name for r in records if r["task"] == task for name in r.get("test_metrics", {})} - {"test"})
+    for name in extra_tests:
+        lines += ["", f"`{name}` ({spec['metric']}):", ""]
+        for variant, rows in groups.items():
+            tests = [r["test_metrics"][name] for r in rows if name in r["test_metrics"]]
+            values = [metrics[spec["metric"]] * spec["scale"] for metrics in tests]
+            lines.append(f"- {variant}: {mean_std(values)}")
+    lines += ["", f"Commands, configs and metrics of every run: [{records_link}/{task}/]({records_link}/{task}/)", ""]
+    return lines
+
+
+def plots(records: List[Record], directory: Path, prefix: str) -> List[Path]:
+    """Writes the figures that the records can give; returns their paths."""
+    weights: Dict[str, List[Dict[int, List[float]]]] = defaultdict(list)
+    curves: Dict[str, Dict[str, List[List[float]]]] = defaultdict(lambda: defaultdict(list))
+    fractions: Dict[str, Dict[str, List]] = defaultdict(lambda: defaultdict(list))
+    for record in records:
+        name = TASKS[record["task"]]["name"]
+        if record["variant"] == "elmo" and record.get("layer_weights"):
+            weights[name].append({int(m): w for m, w in record["layer_weights"].items()})
+        if record["variant"] in ("baseline", "elmo") and record.get("validation_curve"):
+            curves[name][record["variant"]].append(record["validation_curve"])
+        if record.get("train_fraction") is not None:
+            kind = "elmo" if record["variant"].startswith("elmo") else "baseline"
+            fractions[name][kind].append((record["train_fraction"], record["value"]))
+    directory.mkdir(parents=True, exist_ok=True)
+    metrics = {TASKS[t]["name"]: TASKS[t]["metric_name"] for t in TASKS}
+    made = [
+        layer_weights_figure(weights, directory / f"{prefix}_layer_weights.png"),
+        validation_curves_figure(curves, metrics, directory / f"{prefix}_validation_curves.png"),
+    ]
+    for name, points in fractions.items():
+        made.append(
+            sample_efficiency_figure(points, name, metrics[name], directory / f"{prefix}_sample_efficiency_{name}.png")
+        )
+    return [path for path in made if path is not None]
+
+
+def write_report(records: List[Record], path: Path, budget: Optional[str]) -> None:
+    """Writes the whole report to ``path`` (its plots into ``<path's folder>/results/``)."""
+    label = budget or "custom"
+    figures = plots(records, path.parent / "results", label)
+    records_link = f"results/records/{label}" if budget in ("mini", "paper") else "records"
+    lines = [
+        "# Results",
+        "",
+        f"<!-- Generated by scripts/reproduce.py (budget: {label}) from the run records in {records_link}/; "
+        "do not edit by hand: rerun `scripts/reproduce.py all --budget "
+        f"{label} --report-only`. -->",
+        "",
+        f"Real runs of the `{label}` budget of `scripts/reproduce.py` (see its docstring and "
+        "`scripts/reproduction_tasks.py`). Each number is the mean ± standard deviation over seeds of the "
+        "**test** metric of the model selected on the validation split; the paper's numbers (Peters et al. "
+        "2018, Table 1) are beside ours for orientation only: our data, model sizes, training time and "
+        "biLM are far smaller (each task's section says how), so only the direction and size of the ELMo "
+        "effect are comparable. Error reduction is (ELMo - baseline) / (100 - baseline).",
+        "",
+        "## The six benchmarks (shaped like the paper's Table 1)",
+        "",
+        *table_1(records, budget),
+        "",
+        "## The paper's analyses on our tasks",
+        "",
+        "Best validation metric of each variant (the paper reports these analyses on development sets).",
+        "",
+        "### Which biLM layers, and how they are mixed (the paper's Table 2)",
+        "",
+        *analysis_table(records, "layers", PAPER_LAYER_TABLE),
+        "",
+        "### Where ELMo goes: input only or input and output (the paper's Table 3)",
+        "",
+        *analysis_table(records, "placement", PAPER_PLACEMENT_TABLE),
+        "",
+        "## Plots",
+        "",
+    ]
+    if figures:
+        lines += [f"![{figure.stem}](results/{figure.name})" for figure in figures]
+        lines += [
+            "",
+            "Layer weights: the softmax-normalised ELMo mixing weights learned at the input (and output) of each "
+            "task model, mean over seeds (the paper's Figure 2). Validation curves: the validation metric per "
+            "epoch, mean over seeds. Sample efficiency: test metric against the share of the training data "
+            "(the paper's Figure 1).",
+        ]
+    else:
+        lines.append("No finished runs yet.")
+    lines += ["", "## Per task", ""]
+    for task in TASKS:
+        lines += task_section(task, records, records_link)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")

@@ -1,0 +1,271 @@
+"""What `scripts/reproduce.py` runs: the six benchmarks, their budgets, variants and the paper's numbers.
+
+A *budget* names how big a run is: ``smoke`` (the bundled fixtures, one epoch: minutes for every
+task, run by the test suite), ``mini`` (the real data, cut to what this project's 2-core CPU
+machine trains in minutes to an hour per run: what docs/RESULTS.md reports) and ``paper`` (the
+experiment configs as they are: the paper's recipes where the data exists, for a user with GPUs).
+A budget gives the data mode, config overrides (dotted keys, as `allennlp train -o`), extra
+environment variables and the default number of seeds.
+
+A *variant* is a config of a task: ``baseline`` and ``elmo`` are the experiment files; the
+analysis variants (the paper's Tables 2 and 3) are the ``elmo`` file plus overrides, and run only
+with ``--analyses``.
+"""
+
+from typing import Any, Dict
+
+# The overrides of the paper's Table 2 (which biLM layers, how they are mixed) for a task whose ELMo
+# embedder sits at model.text_field_embedder.token_embedders.elmo; the biLM has 2 LSTM layers
+# (layer 0 is the token layer), like the shipped one and bilm-tf's test model.
+_ELMO = "model.text_field_embedder.token_embedders.elmo"
+_MIX_PENALTY = ".*scalar_mix.*scalar_parameters.*"
+
+
+def _penalty(alpha: float) -> Dict[str, Any]:
+    return {"model.regularizer.regexes": [[_MIX_PENALTY, {"type": "l2", "alpha": alpha}]]}
+
+
+LAYER_ANALYSES: Dict[str, Dict[str, Any]] = {
+    "elmo_lambda1": {"table": "layers", "label": "all layers, lambda = 1", "overrides": _penalty(1.0)},
+    "elmo_lambda0.001": {"table": "layers", "label": "all layers, lambda = 0.001", "overrides": _penalty(0.001)},
+    "elmo_top_layer": {
+        "table": "layers",
+        "label": "top layer only",
+        "overrides": {f"{_ELMO}.fixed_layer_weights": [0, 0, 1]},
+    },
+    "elmo_token_layer": {
+        "table": "layers",
+        "label": "token layer only",
+        "overrides": {f"{_ELMO}.fixed_layer_weights": [1, 0, 0]},
+    },
+}
+INPUT_ONLY = {
+    "elmo_input_only": {
+        "table": "placement",
+        "label": "input only",
+        "overrides": {"model.elmo_at_output": False, f"{_ELMO}.num_output_representations": 1},
+    }
+}
+INPUT_AND_OUTPUT = {
+    "elmo_input_output": {
+        "table": "placement",
+        "label": "input and output",
+        "overrides": {"model.elmo_at_output": True, f"{_ELMO}.num_output_representations": 2},
+    }
+}
+# Smoke: every path of a run (train, archive, evaluate, record) on the fixtures, in seconds.
+SMOKE = {"data": "fixtures", "overrides": {"trainer.num_epochs": 1, "data_loader.batches_per_epoch": 4}, "seeds": 1}
+PAPER = {"data": "full", "overrides": {}, "seeds": 5}
+
+TASKS: Dict[str, Dict[str, Any]] = {
+    "squad": {
+        "name": "SQuAD",
+        "title": "SQuAD v1.1 (BiDAF + self-attention), F1 on XQuAD English (SQuAD v1.1 dev questions), "
+        "held-out test fold ELMO_TASKS_FOLD (default 1/4)",
+        "metric_name": "F1",
+        "libsonnet": "experiments/squad.libsonnet",
+        "configs": {"baseline": "experiments/squad_baseline.jsonnet", "elmo": "experiments/squad_elmo.jsonnet"},
+        "metric": "f1",
+        "scale": 100.0,
+        "paper": {"baseline": 81.1, "elmo": 85.8},
+        "elmo_at": "input and output",
+        "analyses": INPUT_ONLY,
+        "budgets": {
+            "smoke": SMOKE,
+            "mini": {"data": "full", "overrides": {"trainer.num_epochs": 20, "trainer.patience": None}, "seeds": 3},
+            "paper": PAPER,
+        },
+        "trained_on": {
+            "mini": "XQuAD English split by article: train on 2 of 4 folds (~600 questions), select on 1, test on 1",
+            "paper": "XQuAD English split by article (the official SQuAD files with -o, see squad.libsonnet)",
+        },
+        "note": "Cross-validation by article over the 1,190 XQuAD English questions (SQuAD v1.1 dev): about 600 "
+        "training questions instead of about 87,600 and one gold answer instead of three, no GloVe; absolute "
+        "numbers are not comparable with the paper's. One test fold per run (ELMO_TASKS_FOLD=K/4, default 1/4).",
+    },
+    "snli": {
+        "name": "SNLI",
+        "title": "SNLI (ESIM), test accuracy",
+        "metric_name": "accuracy",
+        "libsonnet": "experiments/snli.libsonnet",
+        "configs": {"baseline": "experiments/snli_baseline.jsonnet", "elmo": "experiments/snli_elmo.jsonnet"},
+        "metric": "accuracy",
+        "scale": 100.0,
+        "paper": {"baseline": 88.0, "elmo": 88.7},
+        "elmo_at": "input (the paper: input and output; see the SNLI notes)",
+        "analyses": INPUT_AND_OUTPUT,
+        "budgets": {
+            "smoke": SMOKE,
+            "mini": {
+                "data": "full",
+                "overrides": {
+                    "model.encoder.hidden_size": 100,
+                    "model.inference_encoder.hidden_size": 100,
+                    "model.output_feedforward.hidden_dims": 100,
+                    "model.projection_feedforward.hidden_dims": 100,
+                    "trainer.num_epochs": 8,
+                    "trainer.patience": None,
+                },
+                "seeds": 3,
+            },
+            "paper": PAPER,
+        },
+        "trained_on": {"mini": "SNLI dev minus a held-out tenth (8.9k pairs)", "paper": "SNLI dev minus a tenth"},
+        "note": "Trained on SNLI dev minus a held-out tenth (model selection on that tenth); the full SNLI training "
+        "set was not available, so absolute numbers are not comparable with the paper's.",
+    },
+    "srl": {
+        "name": "SRL",
+        "title": "SRL (He et al. 2017), srl-eval F1 on CoNLL-2012 test (ELMO_TASKS_SRL_DATASET=conll2005: "
+        "CoNLL-2005 test WSJ and Brown)",
+        "metric_name": "F1",
+        "libsonnet": "experiments/srl.libsonnet",
+        "configs": {"baseline": "experiments/srl_baseline.jsonnet", "elmo": "experiments/srl_elmo.jsonnet"},
+        "metric": "f1-measure-overall",
+        "scale": 100.0,
+        "paper": {"baseline": 81.4, "elmo": 84.6},
+        "elmo_at": "input",
+        "analyses": {},
+        "budgets": {
+            "smoke": SMOKE,
+            "mini": {
+                "data": "full",
+                "env": {"ELMO_TASKS_SRL_DATASET": "conll2012"},
+                "overrides": {
+                    "model.encoder.hidden_size": 100,
+                    "model.encoder.num_layers": 4,
+                    "trainer.num_epochs": 3,
+                    "trainer.patience": None,
+                },
+                "seeds": 3,
+            },
+            "paper": PAPER,
+        },
+        "trained_on": {
+            "mini": "CoNLL-2012 dev minus a held-out tenth of its documents",
+            "paper": "CoNLL-2005 train (WSJ 02-21)",
+        },
+        "note": "The paper reports CoNLL-2012; CoNLL-2012 here trains on its dev set split by document (its training "
+        "split is not available). No GloVe and fewer epochs than the paper (see experiments/srl.libsonnet).",
+    },
+    "coref": {
+        "name": "Coref",
+        "title": "CoNLL-2012 coreference (Lee et al. 2017), test average F1 of MUC, B-cubed, CEAF-phi4",
+        "metric_name": "average F1",
+        "libsonnet": "experiments/coref.libsonnet",
+        "configs": {"baseline": "experiments/coref_baseline.jsonnet", "elmo": "experiments/coref_elmo.jsonnet"},
+        "metric": "coref_f1",
+        "scale": 100.0,
+        "paper": {"baseline": 67.2, "elmo": 70.4},
+        "elmo_at": "input",
+        "analyses": {},
+        "budgets": {
+            "smoke": SMOKE,
+            "mini": {
+                "data": "full",
+                "overrides": {
+                    "model.antecedent_feedforward.hidden_dims": 100,
+                    "model.context_layer.hidden_size": 100,
+                    "model.mention_feedforward.hidden_dims": 100,
+                    "model.text_field_embedder.token_embedders.tokens.embedding_dim": 100,
+                    "trainer.num_epochs": 4,
+                    "trainer.patience": None,
+                },
+                "seeds": 3,
+            },
+            "paper": PAPER,
+        },
+        "trained_on": {
+            "mini": "CoNLL-2012 dev minus a held-out tenth of its documents (~310 documents)",
+            "paper": "CoNLL-2012 dev minus a held-out tenth of its documents",
+        },
+        "note": "Trained on CoNLL-2012 dev minus a held-out tenth of its documents (model selection there): 343 "
+        "instead of 2,802 training documents, no GloVe, K = 50 antecedents and far fewer steps, so absolute "
+        "numbers are not comparable with the paper's (see experiments/coref.libsonnet).",
+    },
+    "ner": {
+        "name": "NER",
+        "title": "CoNLL-2003 NER (BiLSTM-CRF), eng.testb span F1",
+        "metric_name": "F1",
+        "libsonnet": "experiments/ner.libsonnet",
+        "configs": {"baseline": "experiments/ner_baseline.jsonnet", "elmo": "experiments/ner_elmo.jsonnet"},
+        "metric": "f1-measure-overall",
+        "scale": 100.0,
+        "paper": {"baseline": 90.15, "elmo": 92.22},
+        "elmo_at": "input, lambda 0.1",
+        "analyses": LAYER_ANALYSES,
+        "budgets": {
+            "smoke": SMOKE,
+            "mini": {
+                "data": "full",
+                "overrides": {
+                    "data_loader.batches_per_epoch": 60,
+                    "model.encoder.hidden_size": 100,
+                    "trainer.num_epochs": 10,
+                    "trainer.patience": None,
+                },
+                "seeds": 3,
+            },
+            "paper": PAPER,
+        },
+        "trained_on": {"mini": "eng.train, 600 batches of 32 sentences", "paper": "eng.train"},
+        "note": "Trained on eng.train, model selection on eng.testa; no pretrained word vectors (GloVe is not "
+        "available here) and fewer epochs than the paper (see experiments/ner.libsonnet).",
+    },
+    "sst5": {
+        "name": "SST-5",
+        "title": "SST-5 (biattentive classification network), test root accuracy",
+        "metric_name": "accuracy",
+        "libsonnet": "experiments/sst5.libsonnet",
+        "configs": {"baseline": "experiments/sst5_baseline.jsonnet", "elmo": "experiments/sst5_elmo.jsonnet"},
+        "metric": "accuracy",
+        "scale": 100.0,
+        "paper": {"baseline": 51.4, "elmo": 54.7},
+        "elmo_at": "input and output",
+        "analyses": {**LAYER_ANALYSES, **INPUT_ONLY},
+        "budgets": {
+            "smoke": SMOKE,
+            "mini": {
+                "data": "full",
+                "overrides": {
+                    "dataset_reader.phrases": "roots",
+                    "model.encoder.hidden_size": 100,
+                    "model.feedforward.hidden_dims": [200],
+                    "model.integrator.hidden_size": 100,
+                    "model.pre_encode_feedforward.hidden_dims": [100],
+                    "trainer.num_epochs": 8,
+                    "trainer.patience": None,
+                },
+                "seeds": 3,
+            },
+            "paper": PAPER,
+        },
+        "trained_on": {"mini": "SST train roots (8,544 sentences)", "paper": "SST train, all phrases"},
+        "note": "Selected on dev roots; no GloVe (trainable embeddings) and smaller/shorter training than the paper "
+        "(see experiments/sst5.libsonnet). The config trains on all distinct phrases of train.txt, as the paper "
+        "did; the mini budget trains on sentences only (`dataset_reader.phrases: roots`).",
+    },
+}
+
+# The paper's Table 2 and 3 numbers (development sets) for the tasks it reports them on.
+PAPER_LAYER_TABLE = {
+    "SQuAD": {"top layer only": 84.7, "all layers, lambda = 1": 85.0, "all layers, lambda = 0.001": 85.2},
+    "SNLI": {"top layer only": 89.1, "all layers, lambda = 1": 89.3, "all layers, lambda = 0.001": 89.5},
+    "SRL": {"top layer only": 84.1, "all layers, lambda = 1": 84.6, "all layers, lambda = 0.001": 84.8},
+}
+PAPER_PLACEMENT_TABLE = {
+    "SQuAD": {"input only": 85.1, "input and output": 85.6, "output only": 84.8},
+    "SNLI": {"input only": 88.9, "input and output": 89.5, "output only": 88.7},
+    "SRL": {"input only": 84.7, "input and output": 84.3, "output only": 80.9},
+}
+BUDGETS = ("smoke", "mini", "paper")
+
+
+def variants(task: str, analyses: bool) -> Dict[str, Dict[str, Any]]:
+    """``variant -> {"config": file, "overrides": {...}, ...}``: baseline and elmo, plus the analyses."""
+    spec = TASKS[task]
+    found: Dict[str, Dict[str, Any]] = {name: {"config": path} for name, path in spec["configs"].items()}
+    if analyses:
+        for name, analysis in spec["analyses"].items():
+            found[name] = {"config": spec["configs"]["elmo"], **analysis}
+    return found

@@ -1,0 +1,197 @@
+"""scripts/reproduce.py: every task at the smoke budget, run records, reuse, resume, failures,
+the same seed twice, and the report generated from the records."""
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+
+TASK_NAMES = ["squad", "snli", "srl", "coref", "ner", "sst5"]
+# Two runs of the same seed on CPU: allowed difference of any test metric (fractions).
+SAME_SEED_TOLERANCE = 1e-6
+
+
+def _module(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+reproduce = _module("reproduce")
+report = _module("reproduction_report")
+
+
+def _main(*args: str) -> int:
+    return reproduce.main([*args, "--in-process"])
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    """``reproduce.py all --budget smoke`` once for the module: (runs dir, its stdout, exit code)."""
+    runs = tmp_path_factory.mktemp("smoke")
+    code = _main("all", "--budget", "smoke", "--runs-dir", str(runs))
+    return runs, code
+
+
+def _records(runs: Path):
+    return report.load_records(runs / "records")
+
+
+def test_smoke_budget_runs_every_task_and_records_each_run(smoke):
+    runs, code = smoke
+    assert code == 0
+    records = _records(runs)
+    assert sorted((r["task"], r["variant"]) for r in records) == sorted(
+        (task, variant) for task in TASK_NAMES for variant in ("baseline", "elmo")
+    )
+    for record in records:
+        run_dir = runs / record["task"] / record["variant"] / "seed0"
+        assert json.loads((run_dir / "record.json").read_text())["value"] == record["value"]
+        assert record["budget"] == "smoke" and record["data"] == "fixtures" and record["seed"] == 13370
+        assert record["overrides"] == {"trainer.num_epochs": 1, "data_loader.batches_per_epoch": 4}
+        assert record["commands"][0].startswith("ELMO_OPTIONS=") and " train experiments/" in record["commands"][0]
+        assert any(" evaluate " in command for command in record["commands"][1:])
+        assert len(record["git_commit"]) == 40 and record["train_seconds"] > 0
+        assert record["config_resolved"]["trainer"]["num_epochs"] == 1
+        metric = record["metric"]
+        assert record["value"] == pytest.approx(record["test_metrics"]["test"][metric] * 100)
+        assert len(record["validation_curve"]) == 1
+        # The ELMo models learned mixing weights (softmax-normalised, one per biLM layer); baselines have none.
+        if record["variant"] == "elmo":
+            assert record["layer_weights"] and all(
+                sum(w) == pytest.approx(1.0, abs=1e-5) and len(w) == 3 for w in record["layer_weights"].values()
+            )
+        else:
+            assert record["layer_weights"] == {}
+    squad = next(r for r in records if r["task"] == "squad" and r["variant"] == "elmo")
+    assert sorted(squad["layer_weights"]) == ["0", "1"]  # ELMo at the input and at the output
+
+
+def test_smoke_report_has_table_1_with_every_task_and_plots(smoke):
+    runs, _ = smoke
+    text = (runs / "RESULTS.md").read_text()
+    assert text.startswith("# Results") and "do not edit by hand" in text
+    table = text.split("## The six benchmarks")[1].split("##")[0]
+    for name in ("SQuAD", "SNLI", "SRL", "Coref", "NER", "SST-5"):
+        row = next(line for line in table.splitlines() if line.startswith(f"| {name} |"))
+        assert "not run yet" not in row and "| 1 / 1 |" in row
+    assert (runs / "results" / "smoke_layer_weights.png").stat().st_size > 1000
+    assert (runs / "results" / "smoke_validation_curves.png").stat().st_size > 1000
+    # Regenerating from the records alone gives the same file.
+    before = text
+    assert _main("all", "--budget", "smoke", "--runs-dir", str(runs), "--report-only") == 0
+    assert (runs / "RESULTS.md").read_text() == before
+
+
+def test_finished_runs_are_reused(smoke, capsys):
+    runs, _ = smoke
+    record_file = runs / "ner" / "elmo" / "seed0" / "record.json"
+    before = record_file.read_text()
+    capsys.readouterr()
+    assert _main("ner", "--budget", "smoke", "--runs-dir", str(runs)) == 0
+    out = capsys.readouterr().out
+    assert out.count("reusing") == 2 and "running" not in out
+    assert json.loads(record_file.read_text())["train_seconds"] == json.loads(before)["train_seconds"]
+
+
+def test_an_interrupted_run_resumes_with_recover(smoke, capsys):
+    runs, _ = smoke
+    run_dir = runs / "sst5" / "baseline" / "seed0"
+    value = json.loads((run_dir / "record.json").read_text())["value"]
+    for name in ("model.tar.gz", "record.json", "test_metrics.json"):  # as if killed before archiving
+        (run_dir / name).unlink()
+    assert list(run_dir.glob("*_state_e*.th"))
+    capsys.readouterr()
+    assert _main("sst5", "--budget", "smoke", "--runs-dir", str(runs), "--variants", "baseline") == 0
+    out = capsys.readouterr().out
+    assert "interrupted, resuming (--recover)" in out and "--recover" in out
+    assert json.loads((run_dir / "record.json").read_text())["value"] == pytest.approx(value)
+
+
+def test_the_same_seed_twice_gives_the_same_metrics(smoke, tmp_path):
+    runs, _ = smoke
+    assert _main("ner", "snli", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "elmo") == 0
+    for task in ("ner", "snli"):
+        first = json.loads((runs / task / "elmo" / "seed0" / "record.json").read_text())["test_metrics"]["test"]
+        again = json.loads((tmp_path / task / "elmo" / "seed0" / "record.json").read_text())["test_metrics"]["test"]
+        assert first.keys() == again.keys()
+        for key, value in first.items():
+            assert again[key] == pytest.approx(value, abs=SAME_SEED_TOLERANCE), (task, key)
+
+
+def test_a_failed_run_is_reported_and_the_others_go_on(smoke, tmp_path, monkeypatch, capsys):
+    runs, _ = smoke
+    for task in ("ner", "snli"):
+        shutil.copytree(runs / task, tmp_path / task)
+    monkeypatch.setitem(reproduce.TASKS["ner"]["configs"], "baseline", "experiments/missing.jsonnet")
+    capsys.readouterr()
+    code = _main("ner", "snli", "--budget", "smoke", "--runs-dir", str(tmp_path), "--force")
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "FAILED ner baseline seed0" in out and "4 runs asked, 1 failed" in out
+    assert "[4/4] running snli elmo seed0" in out and "about" in out  # progress with an estimate
+    assert {(r["task"], r["variant"]) for r in _records(tmp_path)} >= {("ner", "elmo"), ("snli", "elmo")}
+
+
+def test_runs_of_the_first_reproduce_py_are_reused_and_completed(tmp_path):
+    run_dir = tmp_path / "snli" / "elmo" / "seed1"
+    run_dir.mkdir(parents=True)
+    old = {"variant": "elmo", "data": "full", "epochs": None, "overrides": {"trainer.num_epochs": 8}}
+    (run_dir / "reproduce.json").write_text(json.dumps(old))
+    settings = {"config": "experiments/snli_elmo.jsonnet", "data": "full", "overrides": {"trainer.num_epochs": 8}}
+    settings["env"] = {}
+    assert reproduce.completed(run_dir, settings) is None  # no test metrics yet: not finished
+    (run_dir / "test_metrics.json").write_text("{}")
+    assert reproduce.completed(run_dir, settings) == old
+    assert reproduce.completed(run_dir, {**settings, "overrides": {"trainer.num_epochs": 9}}) is None
+    assert reproduce.completed(run_dir, {**settings, "data": "fixtures"}) is None
+
+
+def test_overrides_must_be_a_json_object():
+    assert reproduce._json_object('{"trainer.num_epochs": 2}') == {"trainer.num_epochs": 2}
+    for bad in ("[1, 2]", "{not json"):
+        with pytest.raises(Exception, match="--overrides"):
+            reproduce._json_object(bad)
+
+
+def _record(task: str, variant: str, k: int, value: float, best: float) -> dict:
+    return {"task": task, "variant": variant, "seed_index": k, "value": value, "best_validation": best}
+
+
+def test_table_1_means_stds_and_error_reductions_by_hand():
+    records = [
+        _record("ner", "baseline", 0, 80.0, 81.0),
+        _record("ner", "baseline", 1, 82.0, 83.0),
+        _record("ner", "elmo", 0, 85.0, 86.0),
+        _record("ner", "elmo", 1, 87.0, 88.0),
+    ]
+    row = next(line for line in report.table_1(records, "mini") if line.startswith("| NER |"))
+    # baseline 81 ± 1.41, ELMo 86 ± 1.41; error reduction (86 - 81) / (100 - 81) = 26.3%;
+    # the paper's (92.22 - 90.15) / (100 - 90.15) = 21.0%.
+    assert row.startswith("| NER | F1 | 90.15 | 92.22 | 21.0% | 81.00 ± 1.41 | 86.00 ± 1.41 | 26.3% | 2 / 2 |")
+    squad = next(line for line in report.table_1(records, "mini") if line.startswith("| SQuAD |"))
+    assert "not run yet" in squad and "24.9%" in squad  # (85.8 - 81.1) / 18.9
+
+
+def test_analysis_tables_use_best_validation_of_the_analysis_variants():
+    records = [
+        _record("sst5", "baseline", 0, 30.0, 31.0),
+        _record("sst5", "elmo", 0, 35.0, 36.0),
+        _record("sst5", "elmo_top_layer", 0, 33.0, 34.0),
+        _record("sst5", "elmo_top_layer", 1, 33.0, 35.0),
+        _record("sst5", "elmo_input_only", 0, 32.0, 32.5),
+    ]
+    layers = report.analysis_table(records, "layers", reproduce.reproduction_report.PAPER_LAYER_TABLE)
+    assert layers[0].startswith("| Task | baseline | ELMo as configured") and "top layer only" in layers[0]
+    assert layers[2] == "| SST-5 | 31.00 | 36.00 | 34.50 ± 0.71 |"
+    placement = report.analysis_table(records, "placement", reproduce.reproduction_report.PAPER_PLACEMENT_TABLE)
+    assert placement[2] == "| SST-5 | 31.00 | 36.00 | 32.50 |"
+    assert "| SNLI | 88.9 | 89.5 | 88.7 |" in placement

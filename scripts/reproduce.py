@@ -369,6 +369,13 @@ def parse_args(argv: Optional[List[str]]) -> Tuple[argparse.Namespace, List[str]
     parser.add_argument("--budget", choices=BUDGETS, help="smoke, mini or paper (see scripts/reproduction_tasks.py)")
     parser.add_argument("--seeds", type=int, help="seeds per variant (default: the budget's; 5 without one)")
     parser.add_argument("--seed-base", type=int, default=13370, help="seed k uses ELMO_TASKS_SEED = base + k")
+    parser.add_argument(
+        "--only-seeds",
+        type=int,
+        nargs="+",
+        metavar="K",
+        help="only these seed indices (others run elsewhere)",
+    )
     parser.add_argument("--variants", nargs="+", help="only these variants (default: baseline and elmo)")
     parser.add_argument("--analyses", action="store_true", help="also the analysis variants (Tables 2 and 3)")
     parser.add_argument("--data", choices=["full", "fixtures"], help="override the budget's data (default full)")
@@ -425,7 +432,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         for task in tasks
         for k in range(plan.seeds(task))
         for name in variants(task, analyses=args.analyses)
-        if not args.variants or name in args.variants
+        if (not args.variants or name in args.variants) and (not args.only_seeds or k in args.only_seeds)
     ]
     failures: List[str] = []
     if not args.report_only:

@@ -6,7 +6,7 @@
 // Deviation: ELMo at the input only by default. With the shipped small biLM, ELMo at the output
 //   kept ESIM at chance: on the bundled sample (40 steps of 32 pairs, Adam 3e-3) the training loss
 //   stayed at 1.19 (above ln 3) with input and output, with or without layer norm, while input only
-//   fell to 1.08-1.10 like the baseline (docs/RESULTS.md, SNLI section). -o '{"model.elmo_at_output":
+//   fell to 1.08-1.10 like the baseline (docs/RESULTS_history.md, SNLI notes). -o '{"model.elmo_at_output":
 //   true, "model.text_field_embedder.token_embedders.elmo.num_output_representations": 2}' restores it.
 //
 // ELMO_TASKS_DATA=fixtures (default): the bundled sample in fixtures/snli/ (about 3,000 training

@@ -195,6 +195,11 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
         "biLM are far smaller (each task's section says how), so only the direction and size of the ELMo "
         "effect are comparable. Error reduction is (ELMo - baseline) / (100 - baseline).",
         "",
+        *(
+            ["Earlier runs, made before runs kept records, are in [RESULTS_history.md](RESULTS_history.md).", ""]
+            if (path.parent / "RESULTS_history.md").exists()
+            else []
+        ),
         "## The six benchmarks (shaped like the paper's Table 1)",
         "",
         *table_1(records, budget),

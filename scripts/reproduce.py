@@ -447,7 +447,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     results = _results_path(args)
     records = reproduction_report.load_records(plan.records_dir)
     reproduction_report.write_report(records, results, budget=args.budget)
-    print(f"reproduce: {len(jobs)} runs asked, {len(failures)} failed; {len(records)} records -> {results}")
+    asked = "report only" if args.report_only else f"{len(jobs)} runs asked, {len(failures)} failed"
+    print(f"reproduce: {asked}; {len(records)} records -> {results}")
     for failure in failures:
         print(f"  failed: {failure}")
     return 1 if failures else 0

@@ -100,6 +100,14 @@ def _run(args: argparse.Namespace) -> None:
         scores = score_files(args.key_file, args.response_file)
     except (ConllFormatError, ResponseRejected, OSError) as error:
         _fail(str(error))
+    if scores.repeated_response_mentions > 2:
+        logger.warning(
+            "%s repeats %d mentions (dropped, as scorer.pl does). scorer.pl counts repeats across the "
+            "metrics that 'scorer.pl all' runs in turn and stops past 10, so 'all' prints no CEAF-e for "
+            "this file; these numbers are those of 'scorer.pl muc|bcub|ceafe' run one at a time",
+            args.response_file,
+            scores.repeated_response_mentions,
+        )
     if args.output_file:
         with open(args.output_file, "w", encoding="utf-8") as handle:
             json.dump(scores_as_dict(scores), handle, indent=2)

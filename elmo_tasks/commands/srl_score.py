@@ -8,9 +8,10 @@ from allennlp.commands.subcommand import Subcommand
 
 from elmo_tasks.tasks.srl.metric import (
     EXCLUDED_LABELS,
+    lines_srl_eval_reads,
     metric_line,
-    precision_recall_f1,
     score_props,
+    srl_eval_percentages,
 )
 from elmo_tasks.tasks.srl.props import read_props
 
@@ -37,8 +38,8 @@ def _run(args: argparse.Namespace) -> None:
     try:
         with _open(args.gold_props) as gold, _open(args.predicted_props) as predicted:
             counts = score_props(
-                read_props(gold, args.gold_props),
-                read_props(predicted, args.predicted_props),
+                read_props(lines_srl_eval_reads(gold, args.gold_props), args.gold_props),
+                read_props(lines_srl_eval_reads(predicted, args.predicted_props), args.predicted_props),
                 args.gold_props,
                 args.predicted_props,
             )
@@ -50,9 +51,7 @@ def _run(args: argparse.Namespace) -> None:
         if label in EXCLUDED_LABELS:
             continue
         numbers = counts.correct[label], counts.excess[label], counts.missed[label]
-        p, r, f = precision_recall_f1(*numbers)
-        print(
-            f"{label:10s} {numbers[0]:6d} {numbers[1]:6d} {numbers[2]:6d} {100 * p:6.2f} {100 * r:6.2f} {100 * f:6.2f}"
-        )
+        p, r, f = srl_eval_percentages(*numbers)
+        print(f"{label:10s} {numbers[0]:6d} {numbers[1]:6d} {numbers[2]:6d} {p:6.2f} {r:6.2f} {f:6.2f}")
     print(f"srl-score: {counts.propositions} propositions, {counts.perfect_propositions} perfect", file=sys.stderr)
     print(metric_line(counts))

@@ -21,16 +21,23 @@ How scorer.pl v8.01 treats mentions (``IdentifMentions``), reproduced here:
 - A response mention repeated after it was already matched to a key mention is dropped
   (clusters left empty are dropped as well); more than 10 repeated mentions in a response make
   the scorer refuse to score (``ResponseRejected`` here). Repeats of twinless mentions are kept.
+  scorer.pl's count of repeats is never reset between the metrics that ``scorer.pl all`` runs
+  in turn (muc, bcub, ceafm, ceafe, blanc), so with 3 to 10 repeats ``all`` stops before CEAF-e
+  (with 6 or more, before B-cubed); the numbers here are those of ``scorer.pl muc|bcub|ceafe``
+  run one metric at a time.
 - A key mention that appears twice is one mention, listed twice: every occurrence takes the id
   of the last one, and key cluster sizes count both.
 - Scores are summed over documents (numerators and denominators separately) before dividing:
-  the numbers are micro-averages over the corpus, not means of per-document scores.
+  the numbers are micro-averages over the corpus, not means of per-document scores. Within a
+  document the float operations are the scorer's, in its order; the sum over documents is exact
+  (see ``Counts``), since scorer.pl's own order of documents changes from run to run.
 - scorer.pl prints percentages truncated (not rounded) to two decimals; ``percent_as_printed``
   does the same.
 """
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
@@ -46,20 +53,33 @@ class ResponseRejected(ValueError):
     """The response repeats mentions so often that scorer.pl v8.01 refuses to score it."""
 
 
+_COUNT_FIELDS = ("recall_num", "recall_den", "precision_num", "precision_den")
+
+
 @dataclass
 class Counts:
-    """Numerators and denominators of recall and precision, summed over documents."""
+    """Numerators and denominators of recall and precision, summed over documents.
+
+    Sums over documents are kept exactly (as fractions) and rounded to a float once. scorer.pl
+    adds documents in Perl's hash order, which changes from run to run, so the last bit of its
+    B-cubed and CEAF sums can differ between two runs on the same files; where the exact value
+    is a multiple of 0.01%, the truncated number it prints then flips between e.g. 66.99 and 67.
+    An exact sum does not depend on the order; it is what the orders' results scatter around
+    (in the cases checked, what most orders print).
+    """
 
     recall_num: float = 0.0
     recall_den: float = 0.0
     precision_num: float = 0.0
     precision_den: float = 0.0
 
+    def __post_init__(self) -> None:
+        self._exact = [Fraction(getattr(self, name)) for name in _COUNT_FIELDS]
+
     def add(self, other: "Counts") -> None:
-        self.recall_num += other.recall_num
-        self.recall_den += other.recall_den
-        self.precision_num += other.precision_num
-        self.precision_den += other.precision_den
+        for index, name in enumerate(_COUNT_FIELDS):
+            self._exact[index] += other._exact[index]
+            setattr(self, name, float(self._exact[index]))
 
     @property
     def recall(self) -> float:

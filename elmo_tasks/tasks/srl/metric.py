@@ -18,12 +18,14 @@ one place. Precision/recall/F1 are fractions (srl-eval prints percentages).
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from decimal import Decimal
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from allennlp.training.metrics.metric import Metric
 
 from elmo_tasks.tasks.srl.props import (
     Argument,
+    PropsFormatError,
     PropsSentence,
     arguments_of,
     bio_to_start_end,
@@ -96,7 +98,10 @@ def match_arguments(
 
     Gold arguments are looked up by (start, end) of their whole extent; a later gold argument
     with the same extent replaces an earlier one, as in srl-eval.pl. A matched gold argument is
-    used up, so a second prediction of the same span is an excess.
+    used up, so a second prediction of the same span is an excess. Discontinuous arguments match
+    when the predicted pieces, each used once, are exactly the set of gold pieces: srl-eval.pl
+    ticks gold pieces off a set, so a predicted argument that repeats a piece (a ``C-X`` nested
+    in its own ``X`` joins it twice) never matches, even an identical gold one.
     """
     unmatched_gold = {(argument.start, argument.end): argument for argument in gold}
     correct, excess = [], []
@@ -107,13 +112,17 @@ def match_arguments(
             candidate is not None
             and candidate.label == argument.label
             and candidate.single == argument.single
-            and (candidate.single or sorted(candidate.pieces) == sorted(argument.pieces))
+            and (candidate.single or _same_pieces(candidate.pieces, argument.pieces))
         ):
             correct.append(argument)
             del unmatched_gold[key]
         else:
             excess.append(argument)
     return correct, excess, list(unmatched_gold.values())
+
+
+def _same_pieces(gold: Sequence[Tuple[int, int]], predicted: Sequence[Tuple[int, int]]) -> bool:
+    return len(set(predicted)) == len(predicted) and set(predicted) == set(gold)
 
 
 def precision_recall_f1(correct: int, excess: int, missed: int) -> Tuple[float, float, float]:
@@ -124,10 +133,48 @@ def precision_recall_f1(correct: int, excess: int, missed: int) -> Tuple[float, 
     return precision, recall, f1
 
 
+def srl_eval_percentages(correct: int, excess: int, missed: int) -> Tuple[float, float, float]:
+    """Precision, recall and F1 in percent, computed in srl-eval.pl's order (F1 from the
+    percentages) so that they print (``%.2f``) to its digits: F1 from fractions can fall on the
+    other side of a rounding tie (F1 = 84/128 prints 65.63 there, 65.62 from 0.65625 * 100).
+    """
+    precision = 100 * correct / (correct + excess) if correct + excess else 0.0
+    recall = 100 * correct / (correct + missed) if correct + missed else 0.0
+    f1 = (2 * precision * recall) / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
 def metric_line(counts: SrlCounts) -> str:
-    """The last line of ``allennlp srl-props`` and ``srl-score``."""
-    precision, recall, f1 = precision_recall_f1(*counts.totals())
-    return f"precision {precision:.4f} recall {recall:.4f} f1 {f1:.4f}"
+    """The last line of ``allennlp srl-props`` and ``srl-score``: fractions with four decimals,
+    the digits of srl-eval.pl's Overall row (its percentages to two decimals, divided by 100)."""
+    values = [Decimal(f"{value:.2f}") / 100 for value in srl_eval_percentages(*counts.totals())]
+    return "precision {:.4f} recall {:.4f} f1 {:.4f}".format(*values)
+
+
+def lines_srl_eval_reads(lines: Iterable[str], name: str) -> Iterator[str]:
+    """The lines of a props file, refusing a file that srl-eval.pl would not read to its end.
+
+    srl-eval.pl reads a sentence as the lines up to the next blank one, and takes an empty
+    sentence (a blank line right after another, or at the top of the file) for the end of the
+    file: in the gold file it silently scores only the sentences before it, in the predicted
+    file it dies. Our reader skips such lines, which would score more than srl-eval.pl does.
+    """
+    after_blank = True
+    empty_sentence_at = 0
+    for number, line in enumerate(lines, start=1):
+        if not line.split():
+            if after_blank and not empty_sentence_at:
+                empty_sentence_at = number
+            after_blank = True
+        elif empty_sentence_at:
+            raise PropsFormatError(
+                f"{name}, line {empty_sentence_at}: a blank line that ends no sentence (at the top of the "
+                f"file or after another blank line); srl-eval.pl stops reading there and would not score "
+                f"the sentences from line {number} on. Remove the extra blank line"
+            )
+        else:
+            after_blank = False
+        yield line
 
 
 def score_props(

@@ -87,3 +87,25 @@ def test_running_metric_is_the_mean_fraction():
     metric(["nothing"], [["Santa Clara"]])
     assert metric.get_metric(reset=True) == {"em": pytest.approx(1 / 3), "f1": pytest.approx((1 + 2 / 3) / 3)}
     assert metric.get_metric() == {"em": 0.0, "f1": 0.0}
+
+
+@pytest.mark.parametrize(
+    "text, normalized",
+    [
+        # Each pair is what the official evaluate-v1.1.py's normalize_answer returns (checked with
+        # the script): Unicode spaces split words (so "The" is an article), a zero-width space is
+        # not a space, only ASCII punctuation goes, and lowercasing is Python's.
+        ("\u00a0The\u2009Broncos\u200b!", "broncos\u200b"),
+        ("\uff0c\u3002 the\u3000end", "\uff0c\u3002 end"),
+        ("don\u2019t vs don't", "don\u2019t vs dont"),
+        ("\u0130stanbul STRASSE stra\u00dfe", "i\u0307stanbul strasse stra\u00dfe"),
+        ("\u03a3\u039f\u03a6\u039f\u03a3", "\u03c3\u03bf\u03c6\u03bf\u03c2"),  # final sigma
+    ],
+)
+def test_normalize_answer_on_unicode_like_the_official_script(text, normalized):
+    assert normalize_answer(text) == normalized
+
+
+def test_non_breaking_space_separates_tokens_for_f1():
+    assert f1_score("Broncos\u00a0Denver", "denver broncos") == 1.0
+    assert exact_match_score("Denver\u00a0Broncos", "denver broncos") == 1.0

@@ -16,8 +16,10 @@ import pytest
 from elmo_tasks.tasks.srl.metric import (
     SrlCounts,
     SrlEvalMetric,
+    lines_srl_eval_reads,
     metric_line,
     score_props,
+    srl_eval_percentages,
 )
 from elmo_tasks.tasks.srl.props import (
     PropsFormatError,
@@ -74,6 +76,23 @@ def test_continuation_belongs_to_its_argument_all_pieces_must_match():
     assert _counts(gold, two_a1).totals() == (1, 2, 1)
 
 
+def test_continuation_nested_in_its_own_head_never_matches_as_in_srl_eval():
+    # "(A1*" "(C-A1*))": the C-A1 phrase is embedded in the A1 phrase and also continues it, so
+    # the A1 argument holds the piece (1, 1) twice. srl-eval.pl ticks gold pieces off a set
+    # ({1.1}); the prediction's second (1, 1) finds nothing left, so even an identical
+    # prediction is one excess and one miss (checked with the official script).
+    gold = ["(A1*", "(C-A1*))", "(V*)"]
+    assert [(a.label, a.start, a.end, a.pieces) for a in arguments_of(gold)] == [
+        ("A1", 0, 1, [(1, 1), (1, 1)]),
+        ("V", 2, 2, []),
+    ]
+    counts = _counts(gold, list(gold))
+    assert counts.totals() == (0, 1, 1)
+    assert (counts.correct["V"], counts.perfect_propositions) == (1, 0)
+    # Pieces as a set: a prediction with the single piece (1, 1) matches it.
+    assert _counts(gold, ["(A1*", "(A0*))", "(V*)"]).totals() == (1, 1, 0)
+
+
 def test_continuation_without_head_counts_as_the_argument_itself():
     gold = ["(A1*)", "(V*)", "*"]
     assert _counts(gold, ["(C-A1*)", "(V*)", "*"]).totals() == (1, 0, 0)
@@ -93,6 +112,31 @@ def test_propositions_without_arguments_and_missing_predictions():
     counts.add_proposition(["(A0*)", "(V*)"], None)  # no prediction: every gold argument missed
     assert counts.totals() == (0, 0, 1)
     assert metric_line(SrlCounts()) == "precision 0.0000 recall 0.0000 f1 0.0000"
+
+
+def test_printed_numbers_have_srl_eval_digits():
+    # 27 correct, 0 excess, 10 missed: P = 100%, R = 2700/37%, F1 = 54/64 = 84.375% exactly.
+    # srl-eval.pl computes F1 from the percentages and prints 84.38 (checked with the official
+    # script); the same F1 from fractions is 0.84374999..., which would print 84.37 / 0.8437.
+    counts = SrlCounts()
+    for i in range(37):
+        counts.add_proposition(["(A0*)", "(V*)"], ["(A0*)" if i < 27 else "*", "(V*)"])
+    assert counts.totals() == (27, 0, 10)
+    assert [f"{x:.2f}" for x in srl_eval_percentages(*counts.totals())] == ["100.00", "72.97", "84.38"]
+    assert metric_line(counts) == "precision 1.0000 recall 0.7297 f1 0.8438"
+
+
+def test_files_that_srl_eval_would_stop_reading_early_are_refused():
+    # srl-eval.pl takes an empty sentence (a second blank line, or one at the top) for the end of
+    # the file and scores only the sentences before it: on the first gold file below it counts 1
+    # proposition (checked with the official script) where our reader would count 2.
+    one, two = "-  (A0*)\ngo (V*)\n", "-  *\ngo (V*)\n"
+    for text, line in ((one + "\n\n" + one + "\n", 4), ("\n" + one + "\n", 1), (one + " \n\t\n" + one, 4)):
+        with pytest.raises(PropsFormatError, match=f"gold.props, line {line}: a blank line that ends no sentence"):
+            list(read_props(lines_srl_eval_reads(io.StringIO(text), "gold.props"), "gold.props"))
+    # blank lines at the end of a file are fine
+    fine = one + "\n" + two + "\n\n\n"
+    assert len(list(read_props(lines_srl_eval_reads(io.StringIO(fine), "gold.props"), "gold.props"))) == 2
 
 
 def test_sentence_level_matching_by_position_and_verb():

@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import reproduction_report  # noqa: E402
 from reproduction_plots import state_layer_weights  # noqa: E402
-from reproduction_tasks import BUDGETS, TASKS, variants  # noqa: E402
+from reproduction_tasks import BUDGETS, TASKS, default_split, run_name, variants  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # The allennlp beside this Python (.venv/bin/allennlp when run as the docstring shows).
@@ -160,21 +160,30 @@ class Plan:
         epochs = {"trainer.num_epochs": self.args.epochs} if self.args.epochs is not None else {}
         return {**budget, **variant.get("overrides", {}), **self.args.overrides, **epochs}
 
-    def env(self, task: str) -> Dict[str, str]:
-        return dict(TASKS[task]["budgets"][self.budget].get("env", {})) if self.budget else {}
+    def env(self, task: str, split: Optional[str]) -> Dict[str, str]:
+        env = dict(TASKS[task]["budgets"][self.budget].get("env", {})) if self.budget else {}
+        if split != default_split(task):  # the default split needs no variable
+            env[TASKS[task]["split"]["env"]] = split
+        return env
+
+    def splits(self, task: str) -> List[Optional[str]]:
+        spec = TASKS[task].get("split")
+        if spec is None or not self.args.splits:
+            return [default_split(task)]
+        return spec["all"] if self.args.splits == ["all"] else self.args.splits
 
     def seeds(self, task: str) -> int:
         if self.args.seeds is not None:
             return self.args.seeds
         return TASKS[task]["budgets"][self.budget]["seeds"] if self.budget else 5
 
-    def settings(self, task: str, variant_name: str, variant: Dict[str, Any]) -> Dict[str, Any]:
+    def settings(self, task: str, variant: Dict[str, Any], split: Optional[str]) -> Dict[str, Any]:
         """What makes two runs of the same variant and seed the same run."""
         return {
             "config": variant["config"],
             "data": self.data(task),
             "overrides": self.overrides(task, variant),
-            "env": self.env(task),
+            "env": self.env(task, split),
         }
 
 
@@ -238,6 +247,8 @@ def build_record(
         "variant": variant,
         "seed_index": k,
         "seed": seed,
+        "split": settings["env"].get(TASKS[task]["split"]["env"], default_split(task)) if "split" in spec else None,
+        "run_name": run_dir.name,
         **settings,
         "metric": spec["metric"],
         "value": tests["test"][spec["metric"]] * spec["scale"],
@@ -250,14 +261,17 @@ def build_record(
     }
 
 
-def run_one(plan: Plan, task: str, variant_name: str, k: int, progress: "Progress") -> Dict[str, Any]:
+def run_one(
+    plan: Plan, task: str, variant_name: str, k: int, split: Optional[str], progress: "Progress"
+) -> Dict[str, Any]:
     """Trains (unless done), evaluates and records one variant for one seed; raises RunFailed."""
     args = plan.args
     variant = variants(task, analyses=True)[variant_name]
-    settings = plan.settings(task, variant_name, variant)
+    settings = plan.settings(task, variant, split)
     seed = args.seed_base + k
     env = _env(settings["data"], seed, settings["env"])
-    run_dir = Path(args.runs_dir) / task / variant_name / f"seed{k}"
+    name = run_name(task, split, k)
+    run_dir = Path(args.runs_dir) / task / variant_name / name
     previous = None if args.force else completed(run_dir, settings)
     if previous is not None:
         record = previous
@@ -265,15 +279,15 @@ def run_one(plan: Plan, task: str, variant_name: str, k: int, progress: "Progres
             base = {key: record[key] for key in ("commands", "train_seconds", "evaluate_seconds") if key in record}
             base.update(git_commit=None, git_dirty=None, git_note="made before run records held the commit")
             record = build_record(task, variant_name, k, seed, run_dir, settings, base)
-        progress.reused(f"{task} {variant_name} seed{k}")
+        progress.reused(f"{task} {variant_name} {name}")
         return _save(record, run_dir, plan)
 
-    progress.start(f"{task} {variant_name} seed{k}")
+    progress.start(f"{task} {variant_name} {name}")
     overrides = settings["overrides"]
     train = [ALLENNLP, "train", variant["config"], "-s", str(run_dir)]
     if overrides:
         train += ["-o", json.dumps(overrides, sort_keys=True)]
-    settings_file = run_dir.parent / f"seed{k}.settings.json"  # outside: allennlp wants a new run_dir
+    settings_file = run_dir.parent / f"{name}.settings.json"  # outside: allennlp wants a new run_dir
     archive = run_dir / "model.tar.gz"
     same_unfinished = not args.force and settings_file.exists() and json.loads(settings_file.read_text()) == settings
     train_s = 0.0
@@ -288,7 +302,7 @@ def run_one(plan: Plan, task: str, variant_name: str, k: int, progress: "Progres
             train.append("-f")
         run_dir.parent.mkdir(parents=True, exist_ok=True)
         settings_file.write_text(json.dumps(settings, indent=2))
-        train_s = _run(env, train, run_dir.parent / f"seed{k}.train.log", args.in_process)
+        train_s = _run(env, train, run_dir.parent / f"{name}.train.log", args.in_process)
     commit = _git_commit()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     commands, eval_s = [_shown(env, train)], 0.0
@@ -312,7 +326,7 @@ def _save(record: Dict[str, Any], run_dir: Path, plan: Plan) -> Dict[str, Any]:
     """Writes the record into the run directory and, under its budget, into the records directory."""
     record = {**record, "budget": plan.budget}
     (run_dir / "record.json").write_text(json.dumps(record, indent=2))
-    copy = plan.records_dir / record["task"] / record["variant"] / f"seed{record['seed_index']}.json"
+    copy = plan.records_dir / record["task"] / record["variant"] / f"{run_dir.name}.json"
     copy.parent.mkdir(parents=True, exist_ok=True)
     copy.write_text(json.dumps(record, indent=2) + "\n")
     return record
@@ -376,6 +390,12 @@ def parse_args(argv: Optional[List[str]]) -> Tuple[argparse.Namespace, List[str]
         metavar="K",
         help="only these seed indices (others run elsewhere)",
     )
+    parser.add_argument(
+        "--splits",
+        nargs="+",
+        metavar="S",
+        help="for tasks with splits (SQuAD's folds ELMO_TASKS_FOLD): these, e.g. 2/4 3/4, or 'all' (default: 1/4)",
+    )
     parser.add_argument("--variants", nargs="+", help="only these variants (default: baseline and elmo)")
     parser.add_argument("--analyses", action="store_true", help="also the analysis variants (Tables 2 and 3)")
     parser.add_argument("--data", choices=["full", "fixtures"], help="override the budget's data (default full)")
@@ -428,8 +448,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     args, tasks = parse_args(argv)
     plan = Plan(args)
     jobs = [
-        (task, name, k)
+        (task, name, k, split)
         for task in tasks
+        for split in plan.splits(task)
         for k in range(plan.seeds(task))
         for name in variants(task, analyses=args.analyses)
         if (not args.variants or name in args.variants) and (not args.only_seeds or k in args.only_seeds)
@@ -437,12 +458,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     failures: List[str] = []
     if not args.report_only:
         progress = Progress(len(jobs))
-        for task, name, k in jobs:
+        for task, name, k, split in jobs:
             try:
-                run_one(plan, task, name, k, progress)
+                run_one(plan, task, name, k, split, progress)
             except RunFailed as failure:
                 progress.failed()
-                failures.append(f"{task} {name} seed{k}: {failure}")
+                failures.append(f"{task} {name} {run_name(task, split, k)}: {failure}")
                 print(f"    FAILED {failures[-1]}", flush=True)
     results = _results_path(args)
     records = reproduction_report.load_records(plan.records_dir)

@@ -23,9 +23,15 @@ def load_records(records_dir: Path) -> List[Record]:
     """Every ``<task>/<variant>/seed<k>.json`` under ``records_dir``, in a stable order."""
     if not records_dir.exists():
         return []
-    records = [json.loads(path.read_text()) for path in sorted(records_dir.glob("*/*/seed*.json"))]
+    records = [json.loads(path.read_text()) for path in sorted(records_dir.glob("*/*/*.json"))]
     order = list(TASKS)
-    return sorted(records, key=lambda r: (order.index(r["task"]), r["variant"], r["seed_index"]))
+    return sorted(records, key=lambda r: (order.index(r["task"]), r["variant"], r.get("split") or "", r["seed_index"]))
+
+
+def on_default_split(record: Record) -> bool:
+    """Table 1 and the analyses use the task's default split (SQuAD: test fold 1/4)."""
+    split = TASKS[record["task"]].get("split")
+    return split is None or record.get("split") in (None, split["default"])
 
 
 def mean_std(values: List[float]) -> str:
@@ -42,11 +48,39 @@ def error_reduction(baseline: float, elmo: float) -> float:
 
 
 def _by_variant(records: List[Record], task: str) -> Dict[str, List[Record]]:
+    """The task's records on its default split, by variant."""
     grouped: Dict[str, List[Record]] = defaultdict(list)
     for record in records:
-        if record["task"] == task:
+        if record["task"] == task and on_default_split(record):
             grouped[record["variant"]].append(record)
     return grouped
+
+
+def cross_validation(task: str, records: List[Record]) -> List[str]:
+    """Per split (fold), the mean test metric over its seeds, and the mean over the folds."""
+    spec = TASKS[task]
+    if "split" not in spec:
+        return []
+    runs = [r for r in records if r["task"] == task and r["variant"] in spec["configs"]]
+    splits = sorted({r.get("split") or spec["split"]["default"] for r in runs})
+    if len(splits) < 2:
+        return []
+    lines = [
+        f"Cross-validation ({spec['split']['env']}): test {spec['metric_name']} per held-out {spec['split']['label']} "
+        "(mean over its seeds; seeds in brackets) and the mean over the folds:",
+        "",
+        "| Variant | " + " | ".join(splits) + " | Mean over folds |",
+        "|---" * (len(splits) + 2) + "|",
+    ]
+    for variant in spec["configs"]:
+        default = spec["split"]["default"]
+        rows = [r for r in runs if r["variant"] == variant]
+        by_split = {s: _values([r for r in rows if (r.get("split") or default) == s]) for s in splits}
+        cells = [f"{statistics.mean(v):.2f} ({len(v)})" if v else "–" for v in by_split.values()]
+        means = [statistics.mean(v) for v in by_split.values() if v]
+        overall = f"{statistics.mean(means):.2f}" if len(means) == len(splits) else "incomplete"
+        lines.append(f"| {variant} | " + " | ".join(cells) + f" | {overall} |")
+    return lines + [""]
 
 
 def _values(rows: List[Record], key: str = "value") -> List[float]:
@@ -145,6 +179,9 @@ def task_section(task: str, records: List[Record], records_link: str) -> List[st
             tests = [r["test_metrics"][name] for r in rows if name in r["test_metrics"]]
             values = [metrics[spec["metric"]] * spec["scale"] for metrics in tests]
             lines.append(f"- {variant}: {mean_std(values)}")
+    cv = cross_validation(task, records)
+    if cv:
+        lines += [""] + cv
     lines += ["", f"Commands, configs and metrics of every run: [{records_link}/{task}/]({records_link}/{task}/)", ""]
     return lines
 
@@ -154,7 +191,7 @@ def plots(records: List[Record], directory: Path, prefix: str) -> List[Path]:
     weights: Dict[str, List[Dict[int, List[float]]]] = defaultdict(list)
     curves: Dict[str, Dict[str, List[List[float]]]] = defaultdict(lambda: defaultdict(list))
     fractions: Dict[str, Dict[str, List]] = defaultdict(lambda: defaultdict(list))
-    for record in records:
+    for record in filter(on_default_split, records):
         name = TASKS[record["task"]]["name"]
         if record["variant"] == "elmo" and record.get("layer_weights"):
             weights[name].append({int(m): w for m, w in record["layer_weights"].items()})

@@ -12,7 +12,7 @@ analysis variants (the paper's Tables 2 and 3) are the ``elmo`` file plus overri
 with ``--analyses``.
 """
 
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 # The overrides of the paper's Table 2 (which biLM layers, how they are mixed) for a task whose ELMo
 # embedder sits at model.text_field_embedder.token_embedders.elmo; the biLM has 2 LSTM layers
@@ -70,6 +70,8 @@ TASKS: Dict[str, Dict[str, Any]] = {
         "paper": {"baseline": 81.1, "elmo": 85.8},
         "elmo_at": "input and output",
         "analyses": INPUT_ONLY,
+        # Cross-validation: runs of other folds than the default are named fold<K>of<N>-seed<k>.
+        "split": {"env": "ELMO_TASKS_FOLD", "default": "1/4", "all": ["1/4", "2/4", "3/4", "4/4"], "label": "fold"},
         "budgets": {
             "smoke": SMOKE,
             "mini": {"data": "full", "overrides": {"trainer.num_epochs": 20, "trainer.patience": None}, "seeds": 3},
@@ -259,6 +261,19 @@ PAPER_PLACEMENT_TABLE = {
     "SRL": {"input only": 84.7, "input and output": 84.3, "output only": 80.9},
 }
 BUDGETS = ("smoke", "mini", "paper")
+
+
+def run_name(task: str, split: Optional[str], k: int) -> str:
+    """``seed<k>``, or ``fold<K>of<N>-seed<k>`` for a run on another split than the task's default."""
+    spec = TASKS[task].get("split")
+    if spec is None or split in (None, spec["default"]):
+        return f"seed{k}"
+    return f"{spec['label']}{split.replace('/', 'of')}-seed{k}"
+
+
+def default_split(task: str) -> Optional[str]:
+    spec = TASKS[task].get("split")
+    return spec["default"] if spec else None
 
 
 def variants(task: str, analyses: bool) -> Dict[str, Dict[str, Any]]:

@@ -195,3 +195,21 @@ def test_analysis_tables_use_best_validation_of_the_analysis_variants():
     placement = report.analysis_table(records, "placement", reproduce.reproduction_report.PAPER_PLACEMENT_TABLE)
     assert placement[2] == "| SST-5 | 31.00 | 36.00 | 32.50 |"
     assert "| SNLI | 88.9 | 89.5 | 88.7 |" in placement
+
+
+def test_other_folds_are_runs_of_their_own_and_a_cross_validation_table():
+    assert reproduce.run_name("squad", "1/4", 0) == "seed0"  # the default fold keeps the plain name
+    assert reproduce.run_name("squad", "3/4", 2) == "fold3of4-seed2"
+    assert reproduce.run_name("ner", None, 1) == "seed1"
+    records = [
+        {**_record("squad", "baseline", 0, 10.0, 11.0), "split": "1/4"},
+        {**_record("squad", "baseline", 1, 12.0, 11.0), "split": "1/4"},
+        {**_record("squad", "baseline", 0, 20.0, 11.0), "split": "2/4"},
+        {**_record("squad", "elmo", 0, 30.0, 31.0), "split": "1/4"},
+    ]
+    table = report.cross_validation("squad", records)
+    assert "| baseline | 11.00 (2) | 20.00 (1) | 15.50 |" in table
+    assert "| elmo | 30.00 (1) | – | incomplete |" in table
+    # Table 1 takes the default fold only: baseline 11 ± 1.41 from the two fold-1 seeds.
+    row = next(line for line in report.table_1(records, "mini") if line.startswith("| SQuAD |"))
+    assert "| 11.00 ± 1.41 | 30.00 |" in row

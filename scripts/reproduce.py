@@ -52,6 +52,8 @@ RECORD_VERSION = 2
 
 # Set in the caller's environment, these change a run, so the recorded commands show them.
 PASSED_ON = ("ELMO_OPTIONS", "ELMO_WEIGHTS", "OMP_NUM_THREADS", "ELMO_TASKS_SRL_DATASET", "ELMO_TASKS_FOLD")
+# Of those, the ones that make a finished run unusable for another invocation (another biLM).
+IDENTIFYING = ("ELMO_OPTIONS", "ELMO_WEIGHTS")
 
 
 class RunFailed(Exception):
@@ -161,7 +163,8 @@ class Plan:
         return {**budget, **variant.get("overrides", {}), **self.args.overrides, **epochs}
 
     def env(self, task: str, split: Optional[str]) -> Dict[str, str]:
-        env = dict(TASKS[task]["budgets"][self.budget].get("env", {})) if self.budget else {}
+        env = {name: os.environ[name] for name in IDENTIFYING if name in os.environ}
+        env.update(TASKS[task]["budgets"][self.budget].get("env", {}) if self.budget else {})
         if split != default_split(task):  # the default split needs no variable
             env[TASKS[task]["split"]["env"]] = split
         return env

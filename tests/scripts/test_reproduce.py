@@ -213,3 +213,25 @@ def test_other_folds_are_runs_of_their_own_and_a_cross_validation_table():
     # Table 1 takes the default fold only: baseline 11 ± 1.41 from the two fold-1 seeds.
     row = next(line for line in report.table_1(records, "mini") if line.startswith("| SQuAD |"))
     assert "| 11.00 ± 1.41 | 30.00 |" in row
+
+
+# Optional constructor arguments an override may add (every other overridden key must already exist).
+ADDED_KEYS = {"fixed_layer_weights", "batches_per_epoch"}
+
+
+@pytest.mark.parametrize("task", TASK_NAMES)
+def test_every_budget_and_analysis_override_names_a_key_of_the_config(task):
+    from tests.conftest import experiment_config
+
+    spec = reproduce.TASKS[task]
+    for budget_name, budget in spec["budgets"].items():
+        for variant_name, variant in reproduce.variants(task, analyses=True).items():
+            experiment = Path(variant["config"]).stem
+            config = experiment_config(experiment, budget["data"], **budget.get("env", {}))
+            for dotted in {**budget["overrides"], **variant.get("overrides", {})}:
+                *parents, leaf = dotted.split(".")
+                node = config
+                for part in parents:
+                    assert part in node, (budget_name, variant_name, dotted)
+                    node = node[part]
+                assert leaf in node or leaf in ADDED_KEYS, (budget_name, variant_name, dotted)

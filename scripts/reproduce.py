@@ -65,18 +65,22 @@ def _env(data: str, seed: int, extra: Dict[str, str]) -> Dict[str, str]:
     return {**passed, **extra, "ELMO_TASKS_DATA": data, "ELMO_TASKS_SEED": str(seed)}
 
 
-def test_paths(task: str, env: Dict[str, str]) -> Dict[str, str]:
-    """``name -> file`` of every ``test*`` entry of the libsonnet's ``data``, evaluated with every
-    environment variable as an external variable (as allennlp passes them), the run's settings in
-    ``env`` and, for variables still unset, the plugin's defaults (elmo_tasks/config_defaults.py)."""
+def data_paths(task: str, env: Dict[str, str]) -> Dict[str, str]:
+    """The libsonnet's ``data`` (train, validation, test... files), evaluated with every environment
+    variable as an external variable (as allennlp passes them), the run's settings in ``env`` and,
+    for variables still unset, the plugin's defaults (elmo_tasks/config_defaults.py)."""
     import _jsonnet
 
     from elmo_tasks.config_defaults import DEFAULTS
 
     ext_vars = {**DEFAULTS, **os.environ, **env}
     snippet = f"(import '{TASKS[task]['libsonnet']}').data"
-    data = json.loads(_jsonnet.evaluate_snippet("reproduce.py", snippet, ext_vars=ext_vars, jpathdir=[str(ROOT)]))
-    return {name: path for name, path in data.items() if name.startswith("test")}
+    return json.loads(_jsonnet.evaluate_snippet("reproduce.py", snippet, ext_vars=ext_vars, jpathdir=[str(ROOT)]))
+
+
+def test_paths(task: str, env: Dict[str, str]) -> Dict[str, str]:
+    """``name -> file`` of every ``test*`` entry of the libsonnet's ``data``."""
+    return {name: path for name, path in data_paths(task, env).items() if name.startswith("test")}
 
 
 def test_path(task: str, env: Dict[str, str]) -> str:
@@ -114,6 +118,8 @@ def _run_in_process(env: Dict[str, str], command: List[str], log: Path) -> None:
     from unittest import mock
 
     from allennlp.commands import main as allennlp_main
+
+    import elmo_tasks.plugin  # noqa: F401 (its environment defaults must outlive each run's patched environment)
 
     previous = os.getcwd()
     os.chdir(ROOT)
@@ -162,9 +168,13 @@ class Plan:
         epochs = {"trainer.num_epochs": self.args.epochs} if self.args.epochs is not None else {}
         return {**budget, **variant.get("overrides", {}), **self.args.overrides, **epochs}
 
-    def env(self, task: str, split: Optional[str]) -> Dict[str, str]:
-        env = {name: os.environ[name] for name in IDENTIFYING if name in os.environ}
+    def env(self, task: str, split: Optional[str], variant: Dict[str, Any]) -> Dict[str, str]:
+        from elmo_tasks.config_defaults import DEFAULTS
+
+        # Only a biLM other than the default identifies a run (the plugin writes its defaults into os.environ).
+        env = {name: os.environ[name] for name in IDENTIFYING if os.environ.get(name, DEFAULTS[name]) != DEFAULTS[name]}
         env.update(TASKS[task]["budgets"][self.budget].get("env", {}) if self.budget else {})
+        env.update(variant.get("env", {}))
         if split != default_split(task):  # the default split needs no variable
             env[TASKS[task]["split"]["env"]] = split
         return env
@@ -182,12 +192,20 @@ class Plan:
 
     def settings(self, task: str, variant: Dict[str, Any], split: Optional[str]) -> Dict[str, Any]:
         """What makes two runs of the same variant and seed the same run."""
-        return {
+        settings = {
             "config": variant["config"],
             "data": self.data(task),
             "overrides": self.overrides(task, variant),
-            "env": self.env(task, split),
+            "env": self.env(task, split, variant),
         }
+        if "train_share" in variant:  # a deterministic share of the training file (the task reader's suffix)
+            train = data_paths(task, _env(settings["data"], 0, settings["env"]))["train"]
+            settings["overrides"]["train_data_path"] = f"{train}#sample={variant['train_share']}"
+            settings["train_share"] = variant["train_share"]
+        return settings
+
+    def variants(self, task: str) -> Dict[str, Dict[str, Any]]:
+        return variants(task, self.args.analyses, self.budget, self.args.sample_efficiency)
 
 
 def _same_settings(previous: Dict[str, Any], settings: Dict[str, Any]) -> bool:
@@ -250,6 +268,7 @@ def build_record(
         "variant": variant,
         "seed_index": k,
         "seed": seed,
+        "train_fraction": settings.get("train_share"),
         "split": settings["env"].get(TASKS[task]["split"]["env"], default_split(task)) if "split" in spec else None,
         "run_name": run_dir.name,
         **settings,
@@ -269,7 +288,7 @@ def run_one(
 ) -> Dict[str, Any]:
     """Trains (unless done), evaluates and records one variant for one seed; raises RunFailed."""
     args = plan.args
-    variant = variants(task, analyses=True)[variant_name]
+    variant = plan.variants(task)[variant_name]
     settings = plan.settings(task, variant, split)
     seed = args.seed_base + k
     env = _env(settings["data"], seed, settings["env"])
@@ -401,6 +420,9 @@ def parse_args(argv: Optional[List[str]]) -> Tuple[argparse.Namespace, List[str]
     )
     parser.add_argument("--variants", nargs="+", help="only these variants (default: baseline and elmo)")
     parser.add_argument("--analyses", action="store_true", help="also the analysis variants (Tables 2 and 3)")
+    parser.add_argument(
+        "--sample-efficiency", action="store_true", help="also train on the budget's shares of the training data"
+    )
     parser.add_argument("--data", choices=["full", "fixtures"], help="override the budget's data (default full)")
     parser.add_argument("--epochs", type=int, help="override trainer.num_epochs")
     parser.add_argument(
@@ -424,7 +446,7 @@ def parse_args(argv: Optional[List[str]]) -> Tuple[argparse.Namespace, List[str]
     if args.runs_dir is None:
         args.runs_dir = str(ROOT / "runs" / args.budget) if args.budget else str(ROOT / "runs")
     if args.variants:
-        known = {v for t in tasks for v in variants(t, analyses=True)}
+        known = {v for t in tasks for v in variants(t, True, args.budget, sample_efficiency=True)}
         bad = sorted(set(args.variants) - known)
         if bad:
             parser.error(f"unknown variant(s) {bad}; the tasks have {sorted(known)}")
@@ -455,7 +477,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         for task in tasks
         for split in plan.splits(task)
         for k in range(plan.seeds(task))
-        for name in variants(task, analyses=args.analyses)
+        for name in plan.variants(task)
         if (not args.variants or name in args.variants) and (not args.only_seeds or k in args.only_seeds)
     ]
     failures: List[str] = []

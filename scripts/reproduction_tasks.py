@@ -9,7 +9,9 @@ environment variables and the default number of seeds.
 
 A *variant* is a config of a task: ``baseline`` and ``elmo`` are the experiment files; the
 analysis variants (the paper's Tables 2 and 3) are the ``elmo`` file plus overrides, and run only
-with ``--analyses``.
+with ``--analyses``. With ``--sample-efficiency``, a task with a ``sample_efficiency`` entry also
+trains ``baseline_sample<P>`` and ``elmo_sample<P>`` on a deterministic share P of its training
+file (the path suffix ``#sample=P``) for each share its budget lists (the paper's Figure 1).
 """
 
 from typing import Any, Dict, Optional
@@ -128,10 +130,13 @@ TASKS: Dict[str, Dict[str, Any]] = {
         "paper": {"baseline": 81.4, "elmo": 84.6},
         "elmo_at": "input",
         "analyses": {},
+        # The paper's Figure 1: CoNLL-2005 train, sampled by sentence (srl reader's '#sample=P').
+        "sample_efficiency": {"env": {"ELMO_TASKS_SRL_DATASET": "conll2005"}},
         "budgets": {
-            "smoke": SMOKE,
+            "smoke": {**SMOKE, "sample_shares": [0.5]},
             "mini": {
                 "data": "full",
+                "sample_shares": [0.01, 0.1],
                 "env": {"ELMO_TASKS_SRL_DATASET": "conll2012"},
                 "overrides": {
                     "model.encoder.hidden_size": 100,
@@ -276,11 +281,18 @@ def default_split(task: str) -> Optional[str]:
     return spec["default"] if spec else None
 
 
-def variants(task: str, analyses: bool) -> Dict[str, Dict[str, Any]]:
-    """``variant -> {"config": file, "overrides": {...}, ...}``: baseline and elmo, plus the analyses."""
+def variants(
+    task: str, analyses: bool, budget: Optional[str] = None, sample_efficiency: bool = False
+) -> Dict[str, Dict[str, Any]]:
+    """``variant -> {"config": file, "overrides": {...}, ...}``: baseline and elmo, plus the analyses
+    and the sample-efficiency runs of ``budget`` (``train_share``: the path suffix to add)."""
     spec = TASKS[task]
     found: Dict[str, Dict[str, Any]] = {name: {"config": path} for name, path in spec["configs"].items()}
     if analyses:
         for name, analysis in spec["analyses"].items():
             found[name] = {"config": spec["configs"]["elmo"], **analysis}
+    if sample_efficiency and "sample_efficiency" in spec:
+        for share in spec["budgets"][budget or "paper"].get("sample_shares", [0.01, 0.1]):
+            for name, path in spec["configs"].items():
+                found[f"{name}_sample{share}"] = {"config": path, "train_share": share, **spec["sample_efficiency"]}
     return found

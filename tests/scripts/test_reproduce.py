@@ -235,3 +235,16 @@ def test_every_budget_and_analysis_override_names_a_key_of_the_config(task):
                     assert part in node, (budget_name, variant_name, dotted)
                     node = node[part]
                 assert leaf in node or leaf in ADDED_KEYS, (budget_name, variant_name, dotted)
+
+
+def test_sample_efficiency_runs_train_on_a_share_and_are_plotted(smoke):
+    runs, _ = smoke
+    assert _main("srl", "--budget", "smoke", "--runs-dir", str(runs), "--sample-efficiency") == 0
+    records = {r["variant"]: r for r in _records(runs) if r["task"] == "srl"}
+    assert {"baseline_sample0.5", "elmo_sample0.5"} <= set(records)
+    share = records["elmo_sample0.5"]
+    assert share["train_fraction"] == 0.5 and share["env"]["ELMO_TASKS_SRL_DATASET"] == "conll2005"
+    assert share["overrides"]["train_data_path"] == "fixtures/srl/conll2005_train.txt#sample=0.5"
+    assert share["config_resolved"]["train_data_path"].endswith("#sample=0.5")
+    assert records["elmo"]["train_fraction"] is None
+    assert (runs / "results" / "smoke_sample_efficiency_SRL.png").stat().st_size > 1000

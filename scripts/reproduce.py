@@ -285,7 +285,7 @@ def build_record(
 
 def run_one(
     plan: Plan, task: str, variant_name: str, k: int, split: Optional[str], progress: "Progress"
-) -> Dict[str, Any]:
+) -> Optional[Dict[str, Any]]:
     """Trains (unless done), evaluates and records one variant for one seed; raises RunFailed."""
     args = plan.args
     variant = plan.variants(task)[variant_name]
@@ -303,6 +303,9 @@ def run_one(
             record = build_record(task, variant_name, k, seed, run_dir, settings, base)
         progress.reused(f"{task} {variant_name} {name}")
         return _save(record, run_dir, plan)
+    if args.reuse_only:
+        progress.skipped(f"{task} {variant_name} {name}")
+        return None
 
     progress.start(f"{task} {variant_name} {name}")
     overrides = settings["overrides"]
@@ -374,6 +377,10 @@ class Progress:
         self._line("reusing", label)
         self.done += 1
 
+    def skipped(self, label: str) -> None:
+        self._line("not finished, skipped (--reuse-only):", label)
+        self.done += 1
+
     def start(self, label: str) -> None:
         self._line("running", label)
         self.current = time.monotonic()
@@ -437,6 +444,9 @@ def parse_args(argv: Optional[List[str]]) -> Tuple[argparse.Namespace, List[str]
     parser.add_argument("--results", help="the report (default: docs/RESULTS.md for mini, else in the runs dir)")
     parser.add_argument("--force", action="store_true", help="retrain even if a run is complete")
     parser.add_argument("--report-only", action="store_true", help="only regenerate the report from the records")
+    parser.add_argument(
+        "--reuse-only", action="store_true", help="record finished runs (e.g. of another runs dir), train nothing"
+    )
     parser.add_argument("--in-process", action="store_true", help="run allennlp in this process (tests)")
     args = parser.parse_args(argv)
     tasks = list(TASKS) if args.tasks == ["all"] else args.tasks

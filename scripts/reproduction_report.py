@@ -162,7 +162,7 @@ def task_section(task: str, records: List[Record], records_link: str) -> List[st
         lines += ["", "biLM: " + ", ".join(f"`{b}`" for b in bilms)]
     lines += [
         "",
-        "| Variant | Seeds | Test (mean ± std) | Test per seed | Best validation | Train time (mean) |",
+        "| Variant | Seeds | Test (mean ± std) | Test per seed | Best validation | Train wall time (mean) |",
         "|---|---|---|---|---|---|",
     ]
     for variant, rows in groups.items():
@@ -172,6 +172,13 @@ def task_section(task: str, records: List[Record], records_link: str) -> List[st
             f"| {variant} | {len(rows)} | {mean_std(_values(rows))} | {per_seed} | "
             f"{mean_std(_values(rows, 'best_validation'))} | {minutes:.1f} min |"
         )
+    also = spec.get("also_report", {})
+    if also:
+        lines += ["", "| Variant | " + " | ".join(f"Test {label}" for label in also.values()) + " |"]
+        lines.append("|---" * (len(also) + 1) + "|")
+        for variant, rows in groups.items():
+            cells = [mean_std([r["test_metrics"]["test"][key] * spec["scale"] for r in rows]) for key in also]
+            lines.append(f"| {variant} | " + " | ".join(cells) + " |")
     extra_tests = sorted({name for r in records if r["task"] == task for name in r.get("test_metrics", {})} - {"test"})
     for name in extra_tests:
         lines += ["", f"`{name}` ({spec['metric']}):", ""]

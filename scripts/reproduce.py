@@ -2,10 +2,12 @@
 """Reproduce the benchmarks of Peters et al. (2018): baseline vs. ELMo, several seeds, one report.
 
 Every (task, variant, seed) is trained with ``allennlp train`` into
-``<runs-dir>/<task>/<variant>/seed<k>`` (ELMO_TASKS_SEED = seed base + k) and its archive is
-scored with ``allennlp evaluate`` on every test file the task's libsonnet names (``data.test``,
-and ``data.test_brown`` for CoNLL-2005 SRL). Each finished run leaves a record, ``record.json``
-in its directory and a copy under ``<records-dir>/<budget>/<task>/<variant>/seed<k>.json``: the
+``<runs-dir>/<task>/<variant>/seed<k>`` (runs-dir: ``runs/<budget>``; ELMO_TASKS_SEED = seed base
++ k; ``fold<K>of<N>-seed<k>`` for SQuAD's other cross-validation folds, ``--splits``) and its
+archive is scored with ``allennlp evaluate`` on every test file the task's libsonnet names
+(``data.test``, and ``data.test_brown`` for CoNLL-2005 SRL). Each finished run leaves a record,
+``record.json`` in its directory and a copy under ``<records-dir>/<task>/<variant>/<run>.json``
+(records-dir: ``docs/results/records/<budget>`` for mini and paper): the
 exact commands, the resolved config, overrides, environment, seed, git commit, wall times, test
 and validation metrics, the validation curve and the learned ELMo layer weights. The report
 (docs/RESULTS.md for the ``mini`` budget: a table shaped like the paper's Table 1, the analyses,
@@ -18,8 +20,10 @@ plots and a section per task) is regenerated from the records alone, never edite
 
 Budgets (scripts/reproduction_tasks.py): ``smoke`` (fixtures, one epoch, 1 seed), ``mini`` (the
 real data, cut to fit a 2-core CPU; 3 seeds) and ``paper`` (the experiment configs unchanged;
-5 seeds; GPUs advised). Without ``--budget`` the old interface still works: ``--data``,
-``--epochs`` and ``--overrides`` set everything by hand.
+5 seeds; GPUs advised). ``--analyses`` adds the paper's Table 2/3 variants, ``--sample-efficiency``
+the training-share runs (Figure 1), ``--reuse-only`` records finished runs without training.
+Without ``--budget`` the old interface still works: ``--data``, ``--epochs`` and ``--overrides``
+set everything by hand.
 
 A finished run made with the same settings is reused; a run that was interrupted is resumed with
 ``allennlp train --recover``; a run that fails is reported and the others go on (exit status 1

@@ -62,9 +62,9 @@ def cross_validation(task: str, records: List[Record]) -> List[str]:
     if "split" not in spec:
         return []
     runs = [r for r in records if r["task"] == task and r["variant"] in spec["configs"]]
-    splits = sorted({r.get("split") or spec["split"]["default"] for r in runs})
-    if len(splits) < 2:
+    if len({r.get("split") or spec["split"]["default"] for r in runs}) < 2:
         return []
+    splits = spec["split"]["all"]
     lines = [
         f"Cross-validation ({spec['split']['env']}): test {spec['metric_name']} per held-out {spec['split']['label']} "
         "(mean over its seeds; seeds in brackets) and the mean over the folds:",
@@ -78,7 +78,8 @@ def cross_validation(task: str, records: List[Record]) -> List[str]:
         by_split = {s: _values([r for r in rows if (r.get("split") or default) == s]) for s in splits}
         cells = [f"{statistics.mean(v):.2f} ({len(v)})" if v else "–" for v in by_split.values()]
         means = [statistics.mean(v) for v in by_split.values() if v]
-        overall = f"{statistics.mean(means):.2f}" if len(means) == len(splits) else "incomplete"
+        complete = len(means) == len(splits)
+        overall = f"{statistics.mean(means):.2f}" if complete else f"{len(means)} of {len(splits)} folds run"
         lines.append(f"| {variant} | " + " | ".join(cells) + f" | {overall} |")
     return lines + [""]
 

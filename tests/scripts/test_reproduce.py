@@ -208,8 +208,11 @@ def test_other_folds_are_runs_of_their_own_and_a_cross_validation_table():
         {**_record("squad", "elmo", 0, 30.0, 31.0), "split": "1/4"},
     ]
     table = report.cross_validation("squad", records)
-    assert "| baseline | 11.00 (2) | 20.00 (1) | 15.50 |" in table
-    assert "| elmo | 30.00 (1) | – | incomplete |" in table
+    assert "| baseline | 11.00 (2) | 20.00 (1) | – | – | 2 of 4 folds run |" in table
+    assert "| elmo | 30.00 (1) | – | – | – | 1 of 4 folds run |" in table
+    more = [{**_record("squad", "baseline", 0, v, 0.0), "split": s} for s, v in (("3/4", 30.0), ("4/4", 40.0))]
+    complete = report.cross_validation("squad", records + more)
+    assert "| baseline | 11.00 (2) | 20.00 (1) | 30.00 (1) | 40.00 (1) | 25.25 |" in complete
     # Table 1 takes the default fold only: baseline 11 ± 1.41 from the two fold-1 seeds.
     row = next(line for line in report.table_1(records, "mini") if line.startswith("| SQuAD |"))
     assert "| 11.00 ± 1.41 | 30.00 |" in row

@@ -87,11 +87,6 @@ def test_paths(task: str, env: Dict[str, str]) -> Dict[str, str]:
     return {name: path for name, path in data_paths(task, env).items() if name.startswith("test")}
 
 
-def test_path(task: str, env: Dict[str, str]) -> str:
-    """The task's main test file (``data.test``)."""
-    return test_paths(task, env)["test"]
-
-
 def _shown(env: Dict[str, str], command: List[str]) -> str:
     """The command as one shell line a reader can paste (run from the repo root)."""
     prefix = " ".join(f"{key}={value}" for key, value in env.items())

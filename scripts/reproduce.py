@@ -33,6 +33,7 @@ at the end). Progress (which run, how many are left, elapsed and estimated time)
 import argparse
 import contextlib
 import datetime
+import hashlib
 import json
 import os
 import shlex
@@ -58,6 +59,25 @@ RECORD_VERSION = 2
 PASSED_ON = ("ELMO_OPTIONS", "ELMO_WEIGHTS", "OMP_NUM_THREADS", "ELMO_TASKS_SRL_DATASET", "ELMO_TASKS_FOLD")
 # Of those, the ones that make a finished run unusable for another invocation (another biLM).
 IDENTIFYING = ("ELMO_OPTIONS", "ELMO_WEIGHTS")
+
+
+def bilm_weights_sha256() -> str:
+    """The start of the sha256 of the weights file ELMo runs read (ELMO_WEIGHTS or the shipped biLM).
+
+    The shipped biLM is replaced in place when a better one is trained, under the same name, so a
+    record names its biLM by content: a finished ELMo run is reused only with the same weights.
+    """
+    from elmo_tasks.bilm.references import resolve_bilm_file
+    from elmo_tasks.config_defaults import DEFAULTS
+
+    path = resolve_bilm_file(os.environ.get("ELMO_WEIGHTS", DEFAULTS["ELMO_WEIGHTS"]))
+    if not os.path.isfile(path):
+        raise RunFailed(f"ELMO_WEIGHTS names {path}, which is not a file: set it to a biLM's weights.hdf5")
+    digest = hashlib.sha256()
+    with open(path, "rb") as weights:
+        for block in iter(lambda: weights.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
 
 
 class RunFailed(Exception):
@@ -197,6 +217,8 @@ class Plan:
             "overrides": self.overrides(task, variant),
             "env": self.env(task, split, variant),
         }
+        if variant["config"] == TASKS[task]["configs"]["elmo"]:  # baselines read no biLM
+            settings["bilm_weights_sha256"] = bilm_weights_sha256()
         if "train_share" in variant:  # a deterministic share of the training file (the task reader's suffix)
             train = data_paths(task, _env(settings["data"], 0, settings["env"]))["train"]
             settings["overrides"]["train_data_path"] = f"{train}#sample={variant['train_share']}"

@@ -143,11 +143,14 @@ def analysis_table(records: List[Record], table: str, paper: Dict[str, Dict[str,
 
 
 def _bilm(record: Record) -> str:
-    """The options file of the run's ELMo embedder (from its resolved config)."""
+    """The run's biLM: its ELMo embedder's options file (resolved config) and its weights' sha256."""
     config = record.get("config_resolved") or {}
     embedders = config.get("model", {}).get("text_field_embedder", {}).get("token_embedders", {})
     elmo = embedders.get("elmo")
-    return elmo.get("options_file", "?") if elmo else ""
+    if not elmo:
+        return ""
+    sha = record.get("bilm_weights_sha256")
+    return f"`{elmo.get('options_file', '?')}`" + (f" (weights sha256 `{sha}`)" if sha else "")
 
 
 def task_section(task: str, records: List[Record], records_link: str) -> List[str]:
@@ -160,7 +163,7 @@ def task_section(task: str, records: List[Record], records_link: str) -> List[st
     lines += ["Config overrides (`-o`; analysis variants add their own):", ""] + [f"- `{o}`" for o in overrides]
     bilms = sorted({_bilm(r) for r in records if r["task"] == task} - {""})
     if bilms:
-        lines += ["", "biLM: " + ", ".join(f"`{b}`" for b in bilms)]
+        lines += ["", "biLM: " + ", ".join(bilms)]
     lines += [
         "",
         "| Variant | Seeds | Test (mean ± std) | Test per seed | Best validation | Train wall time (mean) |",

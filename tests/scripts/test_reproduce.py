@@ -141,6 +141,34 @@ def test_a_failed_run_is_reported_and_the_others_go_on(smoke, tmp_path, monkeypa
     assert {(r["task"], r["variant"]) for r in _records(tmp_path)} >= {("ner", "elmo"), ("snli", "elmo")}
 
 
+def test_the_bilm_fingerprint_follows_the_weights_file_content(tmp_path, monkeypatch):
+    weights = tmp_path / "weights.hdf5"
+    weights.write_bytes(b"first biLM")
+    monkeypatch.setenv("ELMO_WEIGHTS", str(weights))
+    first = reproduce.bilm_weights_sha256()
+    assert first == reproduce.bilm_weights_sha256() and len(first) == 16
+    weights.write_bytes(b"second biLM, same path")
+    assert reproduce.bilm_weights_sha256() != first
+    monkeypatch.setenv("ELMO_WEIGHTS", str(tmp_path / "missing.hdf5"))
+    with pytest.raises(reproduce.RunFailed, match="missing.hdf5"):
+        reproduce.bilm_weights_sha256()
+
+
+def test_elmo_runs_of_another_biLM_are_not_reused_and_baselines_are(smoke, tmp_path, monkeypatch, capsys):
+    runs, _ = smoke
+    shutil.copytree(runs / "ner", tmp_path / "ner")
+    record = json.loads((runs / "ner" / "elmo" / "seed0" / "record.json").read_text())
+    assert record["bilm_weights_sha256"] == reproduce.bilm_weights_sha256()
+    assert "bilm_weights_sha256" not in json.loads((runs / "ner" / "baseline" / "seed0" / "record.json").read_text())
+    # The shipped biLM replaced in place by another one: same path, other content.
+    monkeypatch.setattr(reproduce, "bilm_weights_sha256", lambda: "another biLM")
+    capsys.readouterr()
+    assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--reuse-only") == 0
+    out = capsys.readouterr().out
+    assert "reusing ner baseline seed0" in out and "ner elmo seed0" in out.split("reusing ner baseline seed0")[1]
+    assert out.count("reusing") == 1
+
+
 def test_runs_of_the_first_reproduce_py_are_reused_and_completed(tmp_path):
     run_dir = tmp_path / "snli" / "elmo" / "seed1"
     run_dir.mkdir(parents=True)

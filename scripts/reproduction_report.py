@@ -11,7 +11,7 @@ import json
 import statistics
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from reproduction_plots import layer_weights_figure, sample_efficiency_figure, validation_curves_figure
 from reproduction_tasks import PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
@@ -57,35 +57,71 @@ def _by_variant(records: List[Record], task: str) -> Dict[str, List[Record]]:
 
 
 def cross_validation(task: str, records: List[Record]) -> List[str]:
-    """Per split (fold), the mean test metric over its seeds, and the mean over the folds."""
+    """Per split (fold), the mean test metric over its seeds, and the mean over the folds; one
+    table for the task's metric and one for each metric it also reports (SQuAD: EM)."""
     spec = TASKS[task]
     if "split" not in spec:
         return []
     runs = [r for r in records if r["task"] == task and r["variant"] in spec["configs"]]
     if len({r.get("split") or spec["split"]["default"] for r in runs}) < 2:
         return []
-    splits = spec["split"]["all"]
-    lines = [
-        f"Cross-validation ({spec['split']['env']}): test {spec['metric_name']} per held-out {spec['split']['label']} "
-        "(mean over its seeds; seeds in brackets) and the mean over the folds:",
-        "",
-        "| Variant | " + " | ".join(splits) + " | Mean over folds |",
-        "|---" * (len(splits) + 2) + "|",
-    ]
-    for variant in spec["configs"]:
-        default = spec["split"]["default"]
-        rows = [r for r in runs if r["variant"] == variant]
-        by_split = {s: _values([r for r in rows if (r.get("split") or default) == s]) for s in splits}
-        cells = [f"{statistics.mean(v):.2f} ({len(v)})" if v else "–" for v in by_split.values()]
-        means = [statistics.mean(v) for v in by_split.values() if v]
-        complete = len(means) == len(splits)
-        overall = f"{statistics.mean(means):.2f}" if complete else f"{len(means)} of {len(splits)} folds run"
-        lines.append(f"| {variant} | " + " | ".join(cells) + f" | {overall} |")
-    return lines + [""]
+    splits, default = spec["split"]["all"], spec["split"]["default"]
+    metrics = {spec["metric"]: spec["metric_name"], **spec.get("also_report", {})}
+    lines: List[str] = []
+    for metric, metric_name in metrics.items():
+        lines += [
+            f"Cross-validation ({spec['split']['env']}): test {metric_name} per held-out {spec['split']['label']} "
+            "(mean over its seeds; seeds in brackets) and the mean over the folds:",
+            "",
+            "| Variant | " + " | ".join(splits) + " | Mean over folds |",
+            "|---" * (len(splits) + 2) + "|",
+        ]
+        for variant in spec["configs"]:
+            rows = [r for r in runs if r["variant"] == variant]
+            by_split = {s: _test_values([r for r in rows if (r.get("split") or default) == s], metric) for s in splits}
+            cells = [f"{statistics.mean(v):.2f} ({len(v)})" if v else "–" for v in by_split.values()]
+            means = [statistics.mean(v) for v in by_split.values() if v]
+            complete = len(means) == len(splits)
+            overall = f"{statistics.mean(means):.2f}" if complete else f"{len(means)} of {len(splits)} folds run"
+            lines.append(f"| {variant} | " + " | ".join(cells) + f" | {overall} |")
+        lines.append("")
+    return lines
 
 
 def _values(rows: List[Record], key: str = "value") -> List[float]:
     return [r[key] for r in rows if r.get(key) is not None]
+
+
+def _test_values(rows: List[Record], metric: str) -> List[float]:
+    """The runs' test ``metric`` (scaled as the task's metric is); the task's own metric is ``value``."""
+    found = []
+    for record in rows:
+        spec = TASKS[record["task"]]
+        if metric == spec["metric"]:
+            value = record.get("value")
+        else:
+            raw = record.get("test_metrics", {}).get("test", {}).get(metric)
+            value = None if raw is None else raw * spec["scale"]
+        if value is not None:
+            found.append(value)
+    return found
+
+
+def cross_validated_per_seed(records: List[Record], task: str, variant: str) -> List[float]:
+    """Per seed, the mean test metric over all the task's folds; empty unless every fold has every
+    seed of the default fold (then the folds together test every example once)."""
+    spec = TASKS[task]
+    if "split" not in spec:
+        return []
+    default = spec["split"]["default"]
+    by_seed: Dict[int, Dict[str, float]] = defaultdict(dict)
+    for record in records:
+        if record["task"] == task and record["variant"] == variant and record.get("value") is not None:
+            by_seed[record["seed_index"]][record.get("split") or default] = record["value"]
+    seeds = [k for k, folds in by_seed.items() if default in folds]
+    if not seeds or any(set(by_seed[k]) != set(spec["split"]["all"]) for k in seeds):
+        return []
+    return [statistics.mean(by_seed[k].values()) for k in sorted(seeds)]
 
 
 def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
@@ -95,12 +131,19 @@ def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for task, spec in TASKS.items():
-        groups = _by_variant(records, task)
-        base, elmo = _values(groups.get("baseline", [])), _values(groups.get("elmo", []))
+        base, elmo = (cross_validated_per_seed(records, task, v) for v in ("baseline", "elmo"))
+        cross_validated = bool(base and elmo)  # both on the same footing, or both on the default split
+        if not cross_validated:
+            groups = _by_variant(records, task)
+            base, elmo = _values(groups.get("baseline", [])), _values(groups.get("elmo", []))
         paper = spec["paper"]
         ours = f"{error_reduction(statistics.mean(base), statistics.mean(elmo)):.1f}%" if base and elmo else "–"
         seeds = f"{len(base)} / {len(elmo)}" if base or elmo else "not run yet"
         trained_on = spec.get("trained_on", {}).get(budget or "", "") if (base or elmo) else ""
+        if cross_validated:
+            trained_on += f"; mean over all {len(spec['split']['all'])} test {spec['split']['label']}s per seed"
+        elif "split" in spec and (base or elmo):
+            trained_on += f"; test {spec['split']['label']} {spec['split']['default']} only"
         lines.append(
             f"| {spec['name']} | {spec['metric_name']} | {paper['baseline']} | {paper['elmo']} | "
             f"{error_reduction(paper['baseline'], paper['elmo']):.1f}% | {mean_std(base)} | {mean_std(elmo)} | "
@@ -181,7 +224,7 @@ def task_section(task: str, records: List[Record], records_link: str) -> List[st
         lines += ["", "| Variant | " + " | ".join(f"Test {label}" for label in also.values()) + " |"]
         lines.append("|---" * (len(also) + 1) + "|")
         for variant, rows in groups.items():
-            cells = [mean_std([r["test_metrics"]["test"][key] * spec["scale"] for r in rows]) for key in also]
+            cells = [mean_std(_test_values(rows, key)) for key in also]
             lines.append(f"| {variant} | " + " | ".join(cells) + " |")
     extra_tests = sorted({name for r in records if r["task"] == task for name in r.get("test_metrics", {})} - {"test"})
     for name in extra_tests:

@@ -241,9 +241,35 @@ def test_other_folds_are_runs_of_their_own_and_a_cross_validation_table():
     more = [{**_record("squad", "baseline", 0, v, 0.0), "split": s} for s, v in (("3/4", 30.0), ("4/4", 40.0))]
     complete = report.cross_validation("squad", records + more)
     assert "| baseline | 11.00 (2) | 20.00 (1) | 30.00 (1) | 40.00 (1) | 25.25 |" in complete
-    # Table 1 takes the default fold only: baseline 11 ± 1.41 from the two fold-1 seeds.
+    # Table 1 takes the default fold only until the cross-validation is complete: baseline
+    # 11 ± 1.41 from the two fold-1 seeds.
     row = next(line for line in report.table_1(records, "mini") if line.startswith("| SQuAD |"))
-    assert "| 11.00 ± 1.41 | 30.00 |" in row
+    assert "| 11.00 ± 1.41 | 30.00 |" in row and "test fold 1/4 only" in row
+
+
+def test_a_complete_cross_validation_gives_table_1_the_mean_over_folds_per_seed():
+    values = {  # (variant, seed) -> F1 on folds 1/4 .. 4/4; EM is F1 - 5
+        ("baseline", 0): [10.0, 20.0, 30.0, 40.0],
+        ("baseline", 1): [12.0, 22.0, 32.0, 42.0],
+        ("elmo", 0): [30.0, 40.0, 50.0, 60.0],
+        ("elmo", 1): [34.0, 44.0, 54.0, 64.0],
+    }
+    records = [
+        {**_record("squad", variant, k, f1, 0.0), "split": f"{fold}/4", "test_metrics": {"test": {"em": (f1 - 5) / 100}}}
+        for (variant, k), folds in values.items()
+        for fold, f1 in enumerate(folds, start=1)
+    ]
+    # Per seed, the mean over the 4 folds: baseline 25 and 27 (26 ± 1.41), ELMo 45 and 49 (47 ± 2.83);
+    # error reduction (47 - 26) / (100 - 26) = 28.4%.
+    row = next(line for line in report.table_1(records, "mini") if line.startswith("| SQuAD |"))
+    assert "| 26.00 ± 1.41 | 47.00 ± 2.83 | 28.4% | 2 / 2 |" in row and "mean over all 4 test folds" in row
+    table = report.cross_validation("squad", records)
+    assert "| elmo | 32.00 (2) | 42.00 (2) | 52.00 (2) | 62.00 (2) | 47.00 |" in table  # F1
+    assert "| elmo | 27.00 (2) | 37.00 (2) | 47.00 (2) | 57.00 (2) | 42.00 |" in table  # EM
+    # One ELMo seed missing on one fold: both variants back to the default fold (10, 12 and 30, 34).
+    partial = [r for r in records if not (r["variant"] == "elmo" and r["seed_index"] == 1 and r["split"] == "3/4")]
+    row = next(line for line in report.table_1(partial, "mini") if line.startswith("| SQuAD |"))
+    assert "| 11.00 ± 1.41 | 32.00 ± 2.83 |" in row and "mean over all" not in row
 
 
 # Optional constructor arguments an override may add (every other overridden key must already exist).

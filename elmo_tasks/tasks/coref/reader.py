@@ -5,12 +5,15 @@ BiLSTM see one sentence at a time), every candidate span up to ``max_span_width`
 stays inside a sentence (Lee et al. 2017 do the same), each span's gold cluster (or -1), each
 token's speaker and the document's genre and name in the metadata.
 
-Splitting one file by document. The CoNLL-2012 training split is not available here, so the
-``full`` experiments train on the dev file and keep part of it for model selection. A data path
-may end in ``#train`` or ``#holdout``: a document goes to ``holdout`` when
+Splitting and sampling one file by document. The CoNLL-2012 training split is not available
+here, so the ``full`` experiments train on the dev file and keep part of it for model selection.
+A data path may end in ``#train`` or ``#holdout``: a document goes to ``holdout`` when
 ``crc32(document id) % holdout_modulus == 0`` (about 1 in 10 by default), otherwise to
-``train``; all parts of one OntoNotes document go to the same side. No suffix reads every
-document (test files, ``allennlp evaluate``).
+``train``; all parts of one OntoNotes document go to the same side. ``#sample=P`` (0 < P <= 1)
+keeps a document when ``crc32(document id) % 10000 < P * 10000``, and combines with a split in
+either order: ``dev.english.v4_gold_conll.gz#train#sample=0.1`` is a 10% sample of the train
+side's documents. No suffix reads every document (test files, ``allennlp evaluate``). The rules
+are shared with the other readers in :mod:`elmo_tasks.tasks.data_selection`.
 
 Long training documents. With ``max_sentences = N`` a document of S > N sentences is cut into
 ceil(S / N) consecutive pieces of near-equal length (e.g. 120 sentences with N = 50 give
@@ -22,7 +25,6 @@ fixed cut keeps instances cacheable across epochs. Use it for training only (the
 
 import logging
 import math
-import zlib
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import torch
@@ -37,34 +39,26 @@ from allennlp.data.fields import (
 )
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
+from elmo_tasks.tasks import data_selection
 from elmo_tasks.tasks.coref.conll import (
     Cluster,
     ConllDocument,
     ConllFormatError,
     read_conll_documents,
 )
+from elmo_tasks.tasks.data_selection import DataPathError, DataSelection
+from elmo_tasks.tasks.data_selection import in_holdout as in_holdout  # re-exported: the split rule
 
 logger = logging.getLogger(__name__)
 
-SPLITS = ("train", "holdout")
 
-
-def split_path(file_path: str) -> Tuple[str, Optional[str]]:
-    """``"dev.gz#train"`` -> ``("dev.gz", "train")``; no suffix -> ``(path, None)``."""
-    path, sep, split = str(file_path).rpartition("#")
-    if not sep:
-        return str(file_path), None
-    if split not in SPLITS:
-        raise ConllFormatError(
-            f"CoNLL-2012 data path {file_path!r} ends in '#{split}', but the only splits are "
-            f"{', '.join('#' + s for s in SPLITS)} (or no suffix for the whole file)"
-        )
-    return path, split
-
-
-def in_holdout(document_id: str, holdout_modulus: int) -> bool:
-    """Which side of the split a document is on (stable across runs, machines and Python versions)."""
-    return zlib.crc32(document_id.encode("utf-8")) % holdout_modulus == 0
+def split_path(file_path: str) -> Tuple[str, DataSelection]:
+    """``"dev.gz#train"`` -> ``("dev.gz", DataSelection(split="train"))``; a bad suffix is a
+    ConllFormatError, as it was before the suffixes were shared with the other readers."""
+    try:
+        return data_selection.split_path(file_path, "CoNLL-2012")
+    except DataPathError as error:
+        raise ConllFormatError(str(error)) from None
 
 
 def cut_document(document: ConllDocument, max_sentences: int) -> Tuple[List[ConllDocument], int]:
@@ -149,12 +143,12 @@ class Conll2012CorefReader(DatasetReader):
         self.holdout_modulus = holdout_modulus
 
     def _read(self, file_path: str) -> Iterable[Instance]:
-        path, split = split_path(file_path)
-        documents = other_side = pieces = lost_at_cuts = 0
+        path, selection = split_path(file_path)
+        documents = not_selected = pieces = lost_at_cuts = 0
         mentions = unreachable = 0
         for document in read_conll_documents(path):
-            if split is not None and in_holdout(document.document_id, self.holdout_modulus) != (split == "holdout"):
-                other_side += 1
+            if not selection.keeps(document.document_id, document.document_id, self.holdout_modulus):
+                not_selected += 1
                 continue
             documents += 1
             parts, lost = cut_document(document, self.max_sentences) if self.max_sentences else ([document], 0)
@@ -165,7 +159,7 @@ class Conll2012CorefReader(DatasetReader):
                 mentions += instance["metadata"]["num_gold_mentions"]
                 unreachable += instance["metadata"]["num_gold_mentions_not_candidates"]
                 yield instance
-        side = f", split #{split} ({other_side} documents belong to the other side)" if split else ""
+        side = "" if selection.everything else f", {selection.suffix} ({not_selected} documents not selected)"
         logger.info(
             "CoNLL-2012 %s%s: %d documents -> %d instances; %d gold mentions, %d of them not candidate spans "
             "(wider than %d tokens or across sentences); %d mentions lost at cuts of long documents",

@@ -3,19 +3,22 @@
 Pairs whose ``gold_label`` is ``-`` (the annotators did not agree) are left out, as every SNLI
 paper does; how many were left out is logged at the end of each file.
 
-Deterministic split of one file. The full SNLI training set is not available here, so the
+Deterministic parts of one file. The full SNLI training set is not available here, so the
 ``full`` experiments train on SNLI dev and keep part of it for model selection. A data path may
 end in ``#train`` or ``#holdout``: the pair goes to ``holdout`` when
 ``crc32(premise) % holdout_modulus == 0`` (about 1 pair in 10 by default), otherwise to
 ``train``. Keying on the premise keeps the three hypotheses written for one caption on the same
-side, so no premise seen in training reappears in the held-out part. A path without a suffix
-reads every pair (use that for test files and for ``allennlp evaluate``).
+side, so no premise seen in training reappears in the held-out part. ``#sample=P`` (0 < P <= 1)
+keeps a pair when ``crc32(premise) % 10000 < P * 10000``, again by premise, and combines with a
+split in either order: ``dev.jsonl.gz#train#sample=0.1`` is a 10% sample of the train side (what
+``scripts/reproduce.py --sample-efficiency`` trains on). A path without a suffix reads every pair
+(use that for test files and for ``allennlp evaluate``). The rules are shared with the other
+readers in :mod:`elmo_tasks.tasks.data_selection`.
 """
 
 import gzip
 import json
 import logging
-import zlib
 from typing import Any, Dict, Iterable, Optional, Tuple
 
 from allennlp.common.checks import ConfigurationError
@@ -24,35 +27,28 @@ from allennlp.data import DatasetReader, Instance, TokenIndexer, Tokenizer
 from allennlp.data.fields import LabelField, MetadataField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
+from elmo_tasks.tasks import data_selection
+from elmo_tasks.tasks.data_selection import DataPathError, DataSelection
+from elmo_tasks.tasks.data_selection import in_holdout as in_holdout  # re-exported: the split rule
 from elmo_tasks.tokenization import SpacyBlankTokenizer
 
 logger = logging.getLogger(__name__)
 
 LABELS = ("entailment", "neutral", "contradiction")
 NO_CONSENSUS = "-"
-SPLITS = ("train", "holdout")
 
 
 class SnliFormatError(ValueError):
     """A line of an SNLI file that cannot be read; the message names file, line and problem."""
 
 
-def split_path(file_path: str) -> Tuple[str, Optional[str]]:
-    """``"dev.jsonl.gz#train"`` -> ``("dev.jsonl.gz", "train")``; no suffix -> ``(path, None)``."""
-    path, sep, split = str(file_path).rpartition("#")
-    if not sep:
-        return str(file_path), None
-    if split not in SPLITS:
-        raise ConfigurationError(
-            f"SNLI data path {file_path!r} ends in '#{split}', but the only splits are "
-            f"{', '.join('#' + s for s in SPLITS)} (or no suffix for the whole file)"
-        )
-    return path, split
-
-
-def in_holdout(premise: str, holdout_modulus: int) -> bool:
-    """Which side of the split a pair is on (stable across runs, machines and Python versions)."""
-    return zlib.crc32(premise.encode("utf-8")) % holdout_modulus == 0
+def split_path(file_path: str) -> Tuple[str, DataSelection]:
+    """``"dev.jsonl.gz#train"`` -> ``("dev.jsonl.gz", DataSelection(split="train"))``; a bad suffix is
+    a ConfigurationError, as it was before the suffixes were shared with the other readers."""
+    try:
+        return data_selection.split_path(file_path, "SNLI")
+    except DataPathError as error:
+        raise ConfigurationError(str(error)) from None
 
 
 def _open_text(path: str):
@@ -117,21 +113,19 @@ class SnliJsonlReader(DatasetReader):
         self.holdout_modulus = holdout_modulus
 
     def _read(self, file_path: str) -> Iterable[Instance]:
-        path, split = split_path(file_path)
+        path, selection = split_path(file_path)
         local = cached_path(path)
         skipped_no_consensus = 0
-        other_side = 0
+        not_selected = 0
         kept = 0
         with _open_text(local) as handle:
             for line_number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
                 pair = parse_line(line, f"{path}, line {line_number}")
-                if split is not None:
-                    held_out = in_holdout(pair["premise"], self.holdout_modulus)
-                    if held_out != (split == "holdout"):
-                        other_side += 1
-                        continue
+                if not selection.keeps(pair["premise"], pair["premise"], self.holdout_modulus):
+                    not_selected += 1
+                    continue
                 if pair["label"] == NO_CONSENSUS:
                     skipped_no_consensus += 1
                     continue
@@ -143,7 +137,7 @@ class SnliJsonlReader(DatasetReader):
                     raise SnliFormatError(f"{path}, line {line_number}: {error}") from None
                 kept += 1
                 yield instance
-        side = f" (split #{split}: {other_side} pairs belong to the other side)" if split else ""
+        side = "" if selection.everything else f" ({selection.suffix}: {not_selected} pairs not selected)"
         logger.info(
             "SNLI %s: read %d pairs, skipped %d with gold label '-'%s",
             path,

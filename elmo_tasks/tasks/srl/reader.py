@@ -10,7 +10,8 @@ column for exact scoring).
 Sentences without a predicate give no instance; they are counted and logged, and
 :func:`read_srl_sentences` (used by ``allennlp srl-props``) still yields them.
 
-Data paths may end in a suffix that selects part of a file, deterministically:
+Data paths may end in suffixes that select part of a file, deterministically (the rules are
+shared with the other readers in :mod:`elmo_tasks.tasks.data_selection`):
 
 - ``#train`` / ``#holdout``: split by document (CoNLL-2012) or by sentence (CoNLL-2005); an
   item goes to the holdout side when ``crc32(document id or words) % holdout_modulus == 0``
@@ -18,13 +19,15 @@ Data paths may end in a suffix that selects part of a file, deterministically:
 - ``#sample=P``: keep a sentence when ``crc32(words) % 10000 < P * 10000``, e.g.
   ``train-set.gz#sample=0.01`` for the 1% sample-efficiency runs. All predicates of a kept
   sentence are kept.
+- both, in either order: ``dev.english.v4_gold_conll.gz#train#sample=0.1`` keeps the sentences
+  of the train-side documents that are in the 10% sample (what
+  ``scripts/reproduce.py --sample-efficiency`` trains on for CoNLL-2012).
 """
 
 import glob
 import gzip
 import logging
 import os
-import zlib
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
@@ -34,6 +37,8 @@ from allennlp.data.fields import MetadataField, SequenceLabelField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 from allennlp.data.tokenizers import Token
 
+from elmo_tasks.tasks import data_selection
+from elmo_tasks.tasks.data_selection import DataSelection
 from elmo_tasks.tasks.srl.props import (
     PropsFormatError,
     PropsSentence,
@@ -44,8 +49,6 @@ from elmo_tasks.tasks.srl.props import (
 
 logger = logging.getLogger(__name__)
 
-SPLITS = ("train", "holdout")
-SAMPLE_SCALE = 10000
 # Not "*tags"/"*labels", so the vocabulary gives it an unknown entry for roles unseen in training.
 ROLE_NAMESPACE = "srl_roles"
 
@@ -64,42 +67,9 @@ class SrlSentence:
     where: str  # "file, line N" of the sentence's first line
 
 
-@dataclass
-class DataSelection:
-    """What part of a file a path suffix asks for."""
-
-    split: Optional[str] = None
-    sample: Optional[float] = None
-
-    def keeps(self, sentence: SrlSentence, by_document: bool, holdout_modulus: int) -> bool:
-        words_key = zlib.crc32(" ".join(sentence.words).encode("utf-8"))
-        if self.sample is not None and words_key % SAMPLE_SCALE >= self.sample * SAMPLE_SCALE:
-            return False
-        if self.split is not None:
-            key = zlib.crc32(sentence.document.encode("utf-8")) if by_document else words_key
-            return (key % holdout_modulus == 0) == (self.split == "holdout")
-        return True
-
-
 def split_path(file_path: str) -> Tuple[str, DataSelection]:
     """``"dev.gz#train"`` -> ``("dev.gz", DataSelection(split="train"))``; see the module docstring."""
-    path, sep, suffix = str(file_path).rpartition("#")
-    if not sep:
-        return str(file_path), DataSelection()
-    if suffix in SPLITS:
-        return path, DataSelection(split=suffix)
-    if suffix.startswith("sample="):
-        try:
-            fraction = float(suffix[len("sample=") :])
-        except ValueError:
-            fraction = -1.0
-        if not 0.0 < fraction <= 1.0:
-            raise ValueError(f"SRL data path {file_path!r}: '#sample=P' needs 0 < P <= 1, e.g. '#sample=0.01'")
-        return path, DataSelection(sample=fraction)
-    raise ValueError(
-        f"SRL data path {file_path!r} ends in '#{suffix}'; the suffixes are '#train', "
-        "'#holdout' and '#sample=P' (or none for the whole file)"
-    )
+    return data_selection.split_path(file_path, "SRL")
 
 
 def _open_text(path: str):
@@ -254,7 +224,9 @@ def read_srl_sentences(
     path, selection = split_path(file_path)
     local = path if os.path.isdir(path) else cached_path(path)
     for sentence in FORMATS[data_format](local):
-        if selection.keeps(sentence, data_format == "conll2012", holdout_modulus):
+        words = " ".join(sentence.words)
+        split_key = sentence.document if data_format == "conll2012" else words
+        if selection.keeps(split_key, words, holdout_modulus):
             yield sentence
 
 

@@ -129,7 +129,7 @@ def test_split_by_document_is_a_partition():
     train, holdout, everything = names("#train"), names("#holdout"), names("")
     assert train and holdout and not train & holdout and train | holdout == everything
     assert all(in_holdout(name[1 : name.index(")")], 3) for name in holdout)
-    with pytest.raises(ConllFormatError, match="only splits are"):
+    with pytest.raises(ConllFormatError, match="unknown suffix '#dev'; accepted suffixes"):
         list(reader.read(TRAIN + "#dev"))
 
 

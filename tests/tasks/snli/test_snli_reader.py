@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from allennlp.common.checks import ConfigurationError
 
+from elmo_tasks.tasks.data_selection import DataSelection
 from elmo_tasks.tasks.snli.reader import SnliFormatError, SnliJsonlReader, in_holdout, split_path
 from elmo_tasks.tokenization import SpacyBlankTokenizer
 from tests.conftest import FIXTURES_ROOT, SHARED, needs_shared
@@ -84,8 +85,8 @@ def test_split_suffix_partitions_by_premise():
     assert len(train) + len(holdout) == len(everything) and holdout and train
     premises = lambda instances: {" ".join(t.text for t in i["premise"].tokens) for i in instances}  # noqa: E731
     assert not premises(train) & premises(holdout)
-    assert split_path("a/b.jsonl.gz#holdout") == ("a/b.jsonl.gz", "holdout")
-    with pytest.raises(ConfigurationError, match="only splits are #train, #holdout"):
+    assert split_path("a/b.jsonl.gz#holdout") == ("a/b.jsonl.gz", DataSelection(split="holdout"))
+    with pytest.raises(ConfigurationError, match="unknown suffix '#test'; accepted suffixes: '#train', '#holdout'"):
         list(reader.read(f"{DEV}#test"))
 
 

@@ -233,37 +233,71 @@ def task_section(task: str, records: List[Record], records_link: str) -> List[st
             tests = [r["test_metrics"][name] for r in rows if name in r["test_metrics"]]
             values = [metrics[spec["metric"]] * spec["scale"] for metrics in tests]
             lines.append(f"- {variant}: {mean_std(values)}")
-    cv = cross_validation(task, records)
-    if cv:
-        lines += [""] + cv
+    for extra in (cross_validation(task, records), sample_efficiency_table(task, records)):
+        if extra:
+            lines += [""] + extra
     lines += ["", f"Commands, configs and metrics of every run: [{records_link}/{task}/]({records_link}/{task}/)", ""]
     return lines
+
+
+def sample_efficiency_points(records: List[Record], task: str) -> Dict[str, List[Tuple[float, float]]]:
+    """``{"baseline"|"elmo": [(share of the training set, test metric)]}``, one point per run;
+    empty without sample-efficiency runs. The full runs count as share 1 where they train on the
+    same data as the samples (``full_runs_in_sample_efficiency``)."""
+    spec = TASKS[task]
+    runs = [r for r in records if r["task"] == task and on_default_split(r)]
+    if not any(r.get("train_fraction") is not None for r in runs):
+        return {}
+    points: Dict[str, List[Tuple[float, float]]] = defaultdict(list)
+    for record in runs:
+        share = record.get("train_fraction")
+        if share is None and spec.get("full_runs_in_sample_efficiency") and record["variant"] in spec["configs"]:
+            share = 1.0
+        if share is not None and record.get("value") is not None:
+            kind = "elmo" if record["variant"].startswith("elmo") else "baseline"
+            points[kind].append((share, record["value"]))
+    return dict(points)
+
+
+def sample_efficiency_table(task: str, records: List[Record]) -> List[str]:
+    points = sample_efficiency_points(records, task)
+    if not points:
+        return []
+    spec = TASKS[task]
+    lines = [
+        f"Sample efficiency: test {spec['metric_name']} against the share of the training set "
+        f"({spec.get('sample_efficiency_data', 'the training file')}, a deterministic sample; mean ± std over seeds):",
+        "",
+        "| Share of the training set | baseline | ELMo | seeds |",
+        "|---|---|---|---|",
+    ]
+    for share in sorted({s for values in points.values() for s, _ in values}):
+        base, elmo = ([v for s, v in points.get(kind, []) if s == share] for kind in ("baseline", "elmo"))
+        lines.append(f"| {100 * share:g}% | {mean_std(base)} | {mean_std(elmo)} | {len(base)} / {len(elmo)} |")
+    return lines + [""]
 
 
 def plots(records: List[Record], directory: Path, prefix: str) -> List[Path]:
     """Writes the figures that the records can give; returns their paths."""
     weights: Dict[str, List[Dict[int, List[float]]]] = defaultdict(list)
     curves: Dict[str, Dict[str, List[List[float]]]] = defaultdict(lambda: defaultdict(list))
-    fractions: Dict[str, Dict[str, List]] = defaultdict(lambda: defaultdict(list))
     for record in filter(on_default_split, records):
         name = TASKS[record["task"]]["name"]
         if record["variant"] == "elmo" and record.get("layer_weights"):
             weights[name].append({int(m): w for m, w in record["layer_weights"].items()})
         if record["variant"] in ("baseline", "elmo") and record.get("validation_curve"):
             curves[name][record["variant"]].append(record["validation_curve"])
-        if record.get("train_fraction") is not None:
-            kind = "elmo" if record["variant"].startswith("elmo") else "baseline"
-            fractions[name][kind].append((record["train_fraction"], record["value"]))
     directory.mkdir(parents=True, exist_ok=True)
     metrics = {TASKS[t]["name"]: TASKS[t]["metric_name"] for t in TASKS}
     made = [
         layer_weights_figure(weights, directory / f"{prefix}_layer_weights.png"),
         validation_curves_figure(curves, metrics, directory / f"{prefix}_validation_curves.png"),
     ]
-    for name, points in fractions.items():
-        made.append(
-            sample_efficiency_figure(points, name, metrics[name], directory / f"{prefix}_sample_efficiency_{name}.png")
-        )
+    for task, spec in TASKS.items():
+        points = sample_efficiency_points(records, task)
+        if points:
+            path = directory / f"{prefix}_sample_efficiency_{spec['name']}.png"
+            made.append(sample_efficiency_figure(points, spec["name"], spec["metric_name"], path))
     return [path for path in made if path is not None]
 
 

@@ -99,8 +99,13 @@ TASKS: Dict[str, Dict[str, Any]] = {
         "paper": {"baseline": 88.0, "elmo": 88.7},
         "elmo_at": "input (the paper: input and output; see the SNLI notes)",
         "analyses": INPUT_AND_OUTPUT,
+        # The paper's Figure 1: the training pairs sampled by premise (snli reader's '#sample=P'); the
+        # full runs train on the same pairs, so they are the 100% point.
+        "sample_efficiency": {},
+        "full_runs_in_sample_efficiency": True,
+        "sample_efficiency_data": "the training pairs, sampled by premise",
         "budgets": {
-            "smoke": SMOKE,
+            "smoke": {**SMOKE, "sample_shares": [0.5]},
             "mini": {
                 "data": "full",
                 "overrides": {
@@ -112,8 +117,9 @@ TASKS: Dict[str, Dict[str, Any]] = {
                     "trainer.patience": None,
                 },
                 "seeds": 3,
+                "sample_shares": [0.1, 0.3],
             },
-            "paper": PAPER,
+            "paper": {**PAPER, "sample_shares": [0.001, 0.01, 0.1]},
         },
         "trained_on": {"mini": "SNLI dev minus a held-out tenth (8.9k pairs)", "paper": "SNLI dev minus a tenth"},
         "note": "Trained on SNLI dev minus a held-out tenth (model selection on that tenth); the full SNLI training "
@@ -133,6 +139,7 @@ TASKS: Dict[str, Dict[str, Any]] = {
         "analyses": {},
         # The paper's Figure 1: CoNLL-2005 train, sampled by sentence (srl reader's '#sample=P').
         "sample_efficiency": {"env": {"ELMO_TASKS_SRL_DATASET": "conll2005"}},
+        "sample_efficiency_data": "CoNLL-2005 train, sampled by sentence; tested on test WSJ",
         "budgets": {
             "smoke": {**SMOKE, "sample_shares": [0.5]},
             "mini": {

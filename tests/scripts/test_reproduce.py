@@ -255,7 +255,11 @@ def test_a_complete_cross_validation_gives_table_1_the_mean_over_folds_per_seed(
         ("elmo", 1): [34.0, 44.0, 54.0, 64.0],
     }
     records = [
-        {**_record("squad", variant, k, f1, 0.0), "split": f"{fold}/4", "test_metrics": {"test": {"em": (f1 - 5) / 100}}}
+        {
+            **_record("squad", variant, k, f1, 0.0),
+            "split": f"{fold}/4",
+            "test_metrics": {"test": {"em": (f1 - 5) / 100}},
+        }
         for (variant, k), folds in values.items()
         for fold, f1 in enumerate(folds, start=1)
     ]
@@ -296,7 +300,7 @@ def test_every_budget_and_analysis_override_names_a_key_of_the_config(task):
 
 def test_sample_efficiency_runs_train_on_a_share_and_are_plotted(smoke):
     runs, _ = smoke
-    assert _main("srl", "--budget", "smoke", "--runs-dir", str(runs), "--sample-efficiency") == 0
+    assert _main("srl", "snli", "--budget", "smoke", "--runs-dir", str(runs), "--sample-efficiency") == 0
     records = {r["variant"]: r for r in _records(runs) if r["task"] == "srl"}
     assert {"baseline_sample0.5", "elmo_sample0.5"} <= set(records)
     share = records["elmo_sample0.5"]
@@ -305,3 +309,13 @@ def test_sample_efficiency_runs_train_on_a_share_and_are_plotted(smoke):
     assert share["config_resolved"]["train_data_path"].endswith("#sample=0.5")
     assert records["elmo"]["train_fraction"] is None
     assert (runs / "results" / "smoke_sample_efficiency_SRL.png").stat().st_size > 1000
+    snli = {r["variant"]: r for r in _records(runs) if r["task"] == "snli"}
+    assert snli["baseline_sample0.5"]["config_resolved"]["train_data_path"] == "fixtures/snli/train.jsonl#sample=0.5"
+    assert (runs / "results" / "smoke_sample_efficiency_SNLI.png").stat().st_size > 1000
+    # The report's tables: SNLI's full runs are its 100% point (same pairs); SRL's are not (CoNLL-2012 there).
+    text = (runs / "RESULTS.md").read_text()
+    srl, snli_section = text.split("### SRL")[1].split("### ")[0], text.split("### SNLI")[1].split("### ")[0]
+    value = f"{snli['elmo_sample0.5']['value']:.2f}"
+    assert f"| 50% | {snli['baseline_sample0.5']['value']:.2f} | {value} | 1 / 1 |" in snli_section
+    assert f"| 100% | {snli['baseline']['value']:.2f} | {snli['elmo']['value']:.2f} | 1 / 1 |" in snli_section
+    assert "| 50% |" in srl and "| 100% |" not in srl

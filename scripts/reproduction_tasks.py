@@ -11,7 +11,9 @@ A *variant* is a config of a task: ``baseline`` and ``elmo`` are the experiment 
 analysis variants (the paper's Tables 2 and 3) are the ``elmo`` file plus overrides, and run only
 with ``--analyses``. With ``--sample-efficiency``, a task with a ``sample_efficiency`` entry also
 trains ``baseline_sample<P>`` and ``elmo_sample<P>`` on a deterministic share P of its training
-file (the path suffix ``#sample=P``) for each share its budget lists (the paper's Figure 1).
+file (the path suffix ``#sample=P``) for each share its budget lists (the paper's Figure 1); the
+budget's ``sample_overrides`` give a share more epochs, so that a small share still gets a
+comparable number of updates (the paper trained every share to convergence).
 """
 
 from typing import Any, Dict, Optional
@@ -118,6 +120,8 @@ TASKS: Dict[str, Dict[str, Any]] = {
                 },
                 "seeds": 3,
                 "sample_shares": [0.1, 0.3],
+                # about as many updates as the full runs (8 epochs of ~280 batches of 32 pairs)
+                "sample_overrides": {0.1: {"trainer.num_epochs": 40}, 0.3: {"trainer.num_epochs": 20}},
             },
             "paper": {**PAPER, "sample_shares": [0.001, 0.01, 0.1]},
         },
@@ -145,6 +149,10 @@ TASKS: Dict[str, Dict[str, Any]] = {
             "mini": {
                 "data": "full",
                 "sample_shares": [0.01, 0.1],
+                # more epochs for fewer sentences (the CoNLL-2012 runs: 3 epochs of ~270 batches); CoNLL-2005 train has
+                # ~1,135 batches of 80 predicates: 10% is ~113 an epoch (8 epochs: ~900 updates), 1% ~11 (30: ~330,
+                # each epoch also validating on all of devel).
+                "sample_overrides": {0.01: {"trainer.num_epochs": 30}, 0.1: {"trainer.num_epochs": 8}},
                 "env": {"ELMO_TASKS_SRL_DATASET": "conll2012"},
                 "overrides": {
                     "model.encoder.hidden_size": 100,
@@ -301,7 +309,14 @@ def variants(
         for name, analysis in spec["analyses"].items():
             found[name] = {"config": spec["configs"]["elmo"], **analysis}
     if sample_efficiency and "sample_efficiency" in spec:
-        for share in spec["budgets"][budget or "paper"].get("sample_shares", [0.01, 0.1]):
+        budget_spec = spec["budgets"][budget or "paper"]
+        for share in budget_spec.get("sample_shares", [0.01, 0.1]):
+            overrides = budget_spec.get("sample_overrides", {}).get(share, {})
             for name, path in spec["configs"].items():
-                found[f"{name}_sample{share}"] = {"config": path, "train_share": share, **spec["sample_efficiency"]}
+                found[f"{name}_sample{share}"] = {
+                    "config": path,
+                    "train_share": share,
+                    **spec["sample_efficiency"],
+                    **({"overrides": overrides} if overrides else {}),
+                }
     return found

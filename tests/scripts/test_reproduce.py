@@ -319,3 +319,15 @@ def test_sample_efficiency_runs_train_on_a_share_and_are_plotted(smoke):
     assert f"| 50% | {snli['baseline_sample0.5']['value']:.2f} | {value} | 1 / 1 |" in snli_section
     assert f"| 100% | {snli['baseline']['value']:.2f} | {snli['elmo']['value']:.2f} | 1 / 1 |" in snli_section
     assert "| 50% |" in srl and "| 100% |" not in srl
+
+
+def test_small_sample_shares_get_their_budgets_extra_epochs():
+    args, _ = reproduce.parse_args(["srl", "snli", "--budget", "mini", "--sample-efficiency"])
+    plan = reproduce.Plan(args)
+    srl, snli = plan.variants("srl"), plan.variants("snli")
+    assert plan.settings("srl", srl["baseline_sample0.01"], None)["overrides"]["trainer.num_epochs"] == 30
+    assert plan.settings("srl", srl["elmo_sample0.1"], None)["overrides"]["trainer.num_epochs"] == 8
+    assert plan.settings("srl", srl["elmo"], None)["overrides"]["trainer.num_epochs"] == 3  # the budget's own
+    settings = plan.settings("snli", snli["elmo_sample0.1"], None)
+    assert settings["overrides"]["trainer.num_epochs"] == 40 and settings["train_share"] == 0.1
+    assert settings["overrides"]["train_data_path"].endswith("snli_1.0_dev.jsonl.gz#train#sample=0.1")

@@ -25,7 +25,8 @@ the training-share runs (Figure 1), ``--reuse-only`` records finished runs witho
 Without ``--budget`` the old interface still works: ``--data``, ``--epochs`` and ``--overrides``
 set everything by hand.
 
-A finished run made with the same settings is reused; a run that was interrupted is resumed with
+A finished run made with the same settings is reused (for an ELMo run the settings include the
+sha256 of the biLM weights it read); a run that was interrupted is resumed with
 ``allennlp train --recover``; a run that fails is reported and the others go on (exit status 1
 at the end). Progress (which run, how many are left, elapsed and estimated time) goes to stdout.
 """

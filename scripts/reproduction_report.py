@@ -8,6 +8,7 @@ the same file.
 """
 
 import json
+import os
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -196,6 +197,16 @@ def _bilm(record: Record) -> str:
     return f"`{elmo.get('options_file', '?')}`" + (f" (weights sha256 `{sha}`)" if sha else "")
 
 
+def _training_files(rows: List[Record]) -> str:
+    """The runs' training file names with their suffixes (which dataset, which part of it)."""
+    paths = {str((r.get("config_resolved") or {}).get("train_data_path", "")) for r in rows} - {""}
+    named = set()
+    for path in paths:
+        file, sep, suffixes = path.partition("#")  # suffixes may hold '/' (SQuAD's '#fold=1/4')
+        named.add(os.path.basename(file) + sep + suffixes)
+    return ", ".join(f"`{name}`" for name in sorted(named)) or "?"
+
+
 def task_section(task: str, records: List[Record], records_link: str) -> List[str]:
     spec = TASKS[task]
     groups = _by_variant(records, task)
@@ -209,14 +220,15 @@ def task_section(task: str, records: List[Record], records_link: str) -> List[st
         lines += ["", "biLM: " + ", ".join(bilms)]
     lines += [
         "",
-        "| Variant | Seeds | Test (mean ± std) | Test per seed | Best validation | Train wall time (mean) |",
-        "|---|---|---|---|---|---|",
+        "| Variant | Trained on | Seeds | Test (mean ± std) | Test per seed | Best validation "
+        "| Train wall time (mean) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for variant, rows in groups.items():
         minutes = statistics.mean(r.get("train_seconds", 0.0) for r in rows) / 60
         per_seed = ", ".join(f"{v:.2f}" for v in _values(rows))
         lines.append(
-            f"| {variant} | {len(rows)} | {mean_std(_values(rows))} | {per_seed} | "
+            f"| {variant} | {_training_files(rows)} | {len(rows)} | {mean_std(_values(rows))} | {per_seed} | "
             f"{mean_std(_values(rows, 'best_validation'))} | {minutes:.1f} min |"
         )
     also = spec.get("also_report", {})

@@ -319,6 +319,9 @@ def test_sample_efficiency_runs_train_on_a_share_and_are_plotted(smoke):
     assert f"| 50% | {snli['baseline_sample0.5']['value']:.2f} | {value} | 1 / 1 |" in snli_section
     assert f"| 100% | {snli['baseline']['value']:.2f} | {snli['elmo']['value']:.2f} | 1 / 1 |" in snli_section
     assert "| 50% |" in srl and "| 100% |" not in srl
+    # Each variant's row says what it trained on: the file and the part of it.
+    assert "| baseline_sample0.5 | `train.jsonl#sample=0.5` | 1 |" in snli_section
+    assert "| elmo_sample0.5 | `conll2005_train.txt#sample=0.5` | 1 |" in srl
 
 
 def test_small_sample_shares_get_their_budgets_extra_epochs():

@@ -26,7 +26,8 @@ Without ``--budget`` the old interface still works: ``--data``, ``--epochs`` and
 set everything by hand.
 
 A finished run made with the same settings is reused (for an ELMo run the settings include the
-sha256 of the biLM weights it read); a run that was interrupted is resumed with
+sha256 of the biLM weights it read), from its run directory or, when that is gone (``runs/`` is
+scratch space), from its record in the records directory; a run that was interrupted is resumed with
 ``allennlp train --recover``; a run that fails is reported and the others go on (exit status 1
 at the end). Progress (which run, how many are left, elapsed and estimated time) goes to stdout.
 """
@@ -246,6 +247,23 @@ def completed(run_dir: Path, settings: Dict[str, Any]) -> Optional[Dict[str, Any
     return previous if _same_settings(previous, settings) else None
 
 
+def recorded_run(
+    plan: "Plan", task: str, variant: str, name: str, settings: Dict[str, Any]
+) -> Optional[Dict[str, Any]]:
+    """The record kept in the records directory of a run made with ``settings``, if any.
+
+    Run directories are scratch space (``runs/`` is not committed) while the records of ``mini``
+    and ``paper`` runs are: a finished run whose directory is gone is still finished.
+    """
+    record_file = plan.records_dir / task / variant / f"{name}.json"
+    if not record_file.exists():
+        return None
+    record = json.loads(record_file.read_text())
+    if record.get("record_version") != RECORD_VERSION or not _same_settings(record, settings):
+        return None
+    return record
+
+
 def _validation_curve(run_dir: Path, metric: str) -> List[float]:
     values = []
     epoch = 0
@@ -325,6 +343,10 @@ def run_one(
             record = build_record(task, variant_name, k, seed, run_dir, settings, base)
         progress.reused(f"{task} {variant_name} {name}")
         return _save(record, run_dir, plan)
+    recorded = None if args.force or run_dir.exists() else recorded_run(plan, task, variant_name, name, settings)
+    if recorded is not None:
+        progress.reused(f"{task} {variant_name} {name} (from its record in {plan.records_dir}; no run directory)")
+        return recorded
     if args.reuse_only:
         progress.skipped(f"{task} {variant_name} {name}")
         return None

@@ -141,6 +141,21 @@ def test_a_failed_run_is_reported_and_the_others_go_on(smoke, tmp_path, monkeypa
     assert {(r["task"], r["variant"]) for r in _records(tmp_path)} >= {("ner", "elmo"), ("snli", "elmo")}
 
 
+def test_a_recorded_run_without_its_directory_is_reused_unless_its_settings_differ(smoke, tmp_path, capsys):
+    runs, _ = smoke
+    shutil.copytree(runs / "records" / "ner", tmp_path / "records" / "ner")  # the records only, no run directories
+    capsys.readouterr()
+    assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--reuse-only") == 0
+    out = capsys.readouterr().out
+    assert out.count("(from its record in") == 2 and "skipped" not in out
+    assert not (tmp_path / "ner" / "baseline" / "seed0").exists()
+    assert "| NER |" in (tmp_path / "RESULTS.md").read_text()
+    # Other settings (one more epoch): not the same run, so nothing is reused.
+    assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--reuse-only", "--epochs", "2") == 0
+    out = capsys.readouterr().out
+    assert "from its record" not in out and out.count("skipped") == 2
+
+
 def test_the_bilm_fingerprint_follows_the_weights_file_content(tmp_path, monkeypatch):
     weights = tmp_path / "weights.hdf5"
     weights.write_bytes(b"first biLM")

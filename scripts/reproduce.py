@@ -56,6 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # The allennlp beside this Python (.venv/bin/allennlp when run as the docstring shows).
 ALLENNLP = str(Path(sys.executable).parent / "allennlp")
 RECORD_VERSION = 2
+FINETUNE_CONFIG = "experiments/bilm_finetune.jsonnet"
 
 # Set in the caller's environment, these change a run, so the recorded commands show them.
 PASSED_ON = ("ELMO_OPTIONS", "ELMO_WEIGHTS", "OMP_NUM_THREADS", "ELMO_TASKS_SRL_DATASET", "ELMO_TASKS_FOLD")
@@ -107,6 +108,63 @@ def data_paths(task: str, env: Dict[str, str]) -> Dict[str, str]:
 def test_paths(task: str, env: Dict[str, str]) -> Dict[str, str]:
     """``name -> file`` of every ``test*`` entry of the libsonnet's ``data``."""
     return {name: path for name, path in data_paths(task, env).items() if name.startswith("test")}
+
+
+def config_value(config: str, data: str, dotted: str) -> Any:
+    """One value of an experiment config (e.g. ``trainer.num_epochs``), evaluated for a data mode."""
+    import _jsonnet
+
+    from elmo_tasks.config_defaults import DEFAULTS
+
+    ext_vars = {**DEFAULTS, **os.environ, "ELMO_TASKS_DATA": data, "ELMO_TASKS_SEED": "0"}
+    node = json.loads(_jsonnet.evaluate_file(str(ROOT / config), ext_vars=ext_vars, jpathdir=[str(ROOT)]))
+    for part in dotted.split("."):
+        node = node[part]
+    return node
+
+
+def prepare_finetuned_bilm(plan: "Plan", task: str, recipe: Dict[str, Any], sha: str) -> str:
+    """Fine-tunes the start biLM on the task's training text (the paper's appendix), unless this
+    recipe already made ``<runs-dir>/<task>/bilm_finetuned/run/elmo/``; an interrupted fine-tuning
+    resumes. The texts are the sentences of the recipe's data paths (elmo_tasks/tasks/snli/lm_text.py);
+    the start biLM's softmax and vocabulary are kept when its folder has them (the shipped one does).
+    Returns the fine-tuning command, for the records of the runs that read this biLM."""
+    from elmo_tasks.bilm.references import resolve_bilm_file
+    from elmo_tasks.config_defaults import DEFAULTS
+    from elmo_tasks.tasks.snli.lm_text import write_lm_text
+
+    directory = plan.finetuned_bilm_dir(task)
+    run_dir, recipe_file, command_file = directory / "run", directory / "recipe.json", directory / "command.txt"
+    wanted = {**recipe, "start_bilm_weights_sha256": sha}
+    same = recipe_file.exists() and json.loads(recipe_file.read_text()) == wanted
+    if same and (run_dir / "elmo" / "weights.hdf5").exists():
+        print(f"    {directory}: fine-tuned biLM made already, reusing it", flush=True)
+        return command_file.read_text().strip()
+    texts = {name: directory / f"{name}.txt" for name in ("text", "validation_text")}
+    for name, path in texts.items():
+        counts = write_lm_text(recipe[name], path)
+        print(f"    {path}: {counts['sentences']} sentences of {counts['pairs']} pairs of {recipe[name]}", flush=True)
+    start = Path(resolve_bilm_file(os.environ.get("ELMO_WEIGHTS", DEFAULTS["ELMO_WEIGHTS"]))).parent
+    overrides: Dict[str, Any] = {
+        "train_data_path": str(texts["text"]),
+        "validation_data_path": str(texts["validation_text"]),
+        **recipe["overrides"],
+    }
+    if (start / "softmax.npz").exists() and (start / "vocabulary").is_dir():
+        vocabulary = {"type": "from_files", "directory": str(start / "vocabulary")}
+        overrides.update({"model.pretrained_file": str(start), "vocabulary": vocabulary})
+    train = [ALLENNLP, "train", recipe["config"], "-s", str(run_dir), "-o", json.dumps(overrides, sort_keys=True)]
+    if same and any(run_dir.glob("*_state_e*.th")):
+        train.append("--recover")
+    elif run_dir.exists():
+        train.append("-f")
+    recipe_file.write_text(json.dumps(wanted, indent=2))
+    env = _env(plan.data(task), recipe["seed"], {})
+    _run(env, train, directory / "train.log", plan.args.in_process)
+    if not (run_dir / "elmo" / "weights.hdf5").exists():
+        raise RunFailed(f"the biLM fine-tuning in {run_dir} exported no biLM; see {directory / 'train.log'}")
+    command_file.write_text(_shown(env, train) + "\n")
+    return _shown(env, train)
 
 
 def _shown(env: Dict[str, str], command: List[str]) -> str:
@@ -187,7 +245,13 @@ class Plan:
     def overrides(self, task: str, variant: Dict[str, Any]) -> Dict[str, Any]:
         budget = TASKS[task]["budgets"][self.budget]["overrides"] if self.budget else {}
         epochs = {"trainer.num_epochs": self.args.epochs} if self.args.epochs is not None else {}
-        return {**budget, **variant.get("overrides", {}), **self.args.overrides, **epochs}
+        merged = {**budget, **variant.get("overrides", {}), **self.args.overrides, **epochs}
+        if "epochs_factor" in variant:  # e.g. twice the epochs of the run it is compared with
+            base_epochs = merged.get("trainer.num_epochs")
+            if base_epochs is None:
+                base_epochs = config_value(variant["config"], self.data(task), "trainer.num_epochs")
+            merged["trainer.num_epochs"] = int(base_epochs * variant["epochs_factor"])
+        return merged
 
     def env(self, task: str, split: Optional[str], variant: Dict[str, Any]) -> Dict[str, str]:
         from elmo_tasks.config_defaults import DEFAULTS
@@ -196,6 +260,9 @@ class Plan:
         env = {name: os.environ[name] for name in IDENTIFYING if os.environ.get(name, DEFAULTS[name]) != DEFAULTS[name]}
         env.update(TASKS[task]["budgets"][self.budget].get("env", {}) if self.budget else {})
         env.update(variant.get("env", {}))
+        if variant.get("bilm_finetuning"):  # the biLM this invocation fine-tunes (see prepare_finetuned_bilm)
+            export = self.finetuned_bilm_dir(task) / "run" / "elmo"
+            env.update(ELMO_OPTIONS=str(export / "options.json"), ELMO_WEIGHTS=str(export / "weights.hdf5"))
         if split != default_split(task):  # the default split needs no variable
             env[TASKS[task]["split"]["env"]] = split
         return env
@@ -221,6 +288,8 @@ class Plan:
         }
         if variant["config"] == TASKS[task]["configs"]["elmo"]:  # baselines read no biLM
             settings["bilm_weights_sha256"] = bilm_weights_sha256()
+        if variant.get("bilm_finetuning"):  # the biLM is made from the start biLM (its sha above) by this recipe
+            settings["bilm_finetuning"] = self.finetuning_recipe(task)
         if "train_share" in variant:  # a deterministic share of the training file (the task reader's suffix)
             train = data_paths(task, _env(settings["data"], 0, settings["env"]))["train"]
             settings["overrides"]["train_data_path"] = f"{train}#sample={variant['train_share']}"
@@ -229,6 +298,21 @@ class Plan:
 
     def variants(self, task: str) -> Dict[str, Dict[str, Any]]:
         return variants(task, self.args.analyses, self.budget, self.args.sample_efficiency)
+
+    def finetuned_bilm_dir(self, task: str) -> Path:
+        return Path(self.args.runs_dir) / task / "bilm_finetuned"
+
+    def finetuning_recipe(self, task: str) -> Dict[str, Any]:
+        """How the task's fine-tuned biLM is made: config, overrides, texts (the budget's training and
+        validation files), seed; the start biLM is the run's ``bilm_weights_sha256``."""
+        paths = data_paths(task, _env(self.data(task), 0, {}))
+        return {
+            "config": FINETUNE_CONFIG,
+            "overrides": TASKS[task]["bilm_finetuning"][self.budget or "paper"],
+            "text": paths["train"],
+            "validation_text": paths["validation"],
+            "seed": self.args.seed_base,
+        }
 
 
 def _same_settings(previous: Dict[str, Any], settings: Dict[str, Any]) -> bool:
@@ -352,6 +436,10 @@ def run_one(
         return None
 
     progress.start(f"{task} {variant_name} {name}")
+    finetuning = []
+    if "bilm_finetuning" in settings:
+        recipe, start_sha = settings["bilm_finetuning"], settings["bilm_weights_sha256"]
+        finetuning.append(prepare_finetuned_bilm(plan, task, recipe, start_sha))
     overrides = settings["overrides"]
     train = [ALLENNLP, "train", variant["config"], "-s", str(run_dir)]
     if overrides:
@@ -374,7 +462,7 @@ def run_one(
         train_s = _run(env, train, run_dir.parent / f"{name}.train.log", args.in_process)
     commit = _git_commit()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    commands, eval_s = [_shown(env, train)], 0.0
+    commands, eval_s = [*finetuning, _shown(env, train)], 0.0
     for name, path in test_paths(task, env).items():
         evaluate = [ALLENNLP, "evaluate", str(archive), path, "--output-file", str(run_dir / f"{name}_metrics.json")]
         eval_s += _run(env, evaluate, run_dir / f"evaluate_{name}.log", args.in_process)

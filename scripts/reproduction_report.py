@@ -178,6 +178,8 @@ def analysis_table(records: List[Record], table: str, paper: Dict[str, Dict[str,
     lines = ["| Task | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for name, found in rows.items():
         lines.append(f"| {name} | " + " | ".join(mean_std(found.get(c, [])) for c in columns) + " |")
+    if not paper:
+        return lines
     lines += ["", "The paper's numbers (development sets) for the tasks it reports:", ""]
     paper_columns = list(next(iter(paper.values())))
     lines += ["| Task | " + " | ".join(paper_columns) + " |", "|---" * (len(paper_columns) + 1) + "|"]
@@ -352,6 +354,14 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
         "### Where ELMo goes: input only or input and output (the paper's Table 3)",
         "",
         *analysis_table(records, "placement", PAPER_PLACEMENT_TABLE),
+        "",
+        "### Why ELMo hurt on SNLI: what was tried",
+        "",
+        "ELMo variants on the SNLI held-out tenth of dev (`--analyses`): layer norm on the biLM layers, twice "
+        "the epochs, and a biLM first fine-tuned on the training pairs' text (the paper's appendix; its command "
+        "is the first of each run's record).",
+        "",
+        *analysis_table(records, "diagnosis", {}),
         "",
         "## Plots",
         "",

@@ -349,3 +349,52 @@ def test_small_sample_shares_get_their_budgets_extra_epochs():
     settings = plan.settings("snli", snli["elmo_sample0.1"], None)
     assert settings["overrides"]["trainer.num_epochs"] == 40 and settings["train_share"] == 0.1
     assert settings["overrides"]["train_data_path"].endswith("snli_1.0_dev.jsonl.gz#train#sample=0.1")
+
+
+def test_snli_diagnosis_variants_fine_tune_the_bilm_once_and_train_longer(tmp_path, capsys, monkeypatch):
+    from elmo_tasks.bilm.references import resolve_bilm_file
+    from elmo_tasks.config_defaults import DEFAULTS
+
+    # The shipped biLM, whose folder has the softmax and vocabulary that the fine-tuning continues.
+    shipped = Path(resolve_bilm_file(DEFAULTS["ELMO_WEIGHTS"])).parent
+    monkeypatch.setenv("ELMO_OPTIONS", str(shipped / "options.json"))
+    monkeypatch.setenv("ELMO_WEIGHTS", str(shipped / "weights.hdf5"))
+    runs = tmp_path / "runs"
+    asked = ("snli", "--budget", "smoke", "--runs-dir", str(runs), "--analyses")
+    assert _main(*asked, "--variants", "elmo_finetuned_bilm") == 0
+    records = {r["variant"]: r for r in _records(runs)}
+    finetuned = records["elmo_finetuned_bilm"]
+    export = runs / "snli" / "bilm_finetuned" / "run" / "elmo"
+    assert finetuned["env"]["ELMO_WEIGHTS"] == str(export / "weights.hdf5")
+    assert finetuned["config_resolved"]["model"]["text_field_embedder"]["token_embedders"]["elmo"]["weight_file"] == (
+        str(export / "weights.hdf5")
+    )
+    # Its first command fine-tuned the shipped biLM (its softmax and vocabulary kept) on the training pairs' text.
+    assert " train experiments/bilm_finetune.jsonnet " in finetuned["commands"][0]
+    shown = shipped.relative_to(ROOT)  # recorded commands name files under the repository relative to it
+    assert f'"model.pretrained_file": "{shown}"' in finetuned["commands"][0]
+    assert f'"directory": "{shown / "vocabulary"}"' in finetuned["commands"][0]
+    assert finetuned["bilm_finetuning"]["text"] == "fixtures/snli/train.jsonl"
+    text = (runs / "snli" / "bilm_finetuned" / "text.txt").read_text().splitlines()
+    assert text[0] == "A person on a horse jumps over a broken down airplane." and len(text) > 2990
+    # The fine-tuned weights differ from the start biLM's.
+    assert reproduce.bilm_weights_sha256() == finetuned["bilm_weights_sha256"]
+    monkeypatch.setenv("ELMO_WEIGHTS", str(export / "weights.hdf5"))
+    assert reproduce.bilm_weights_sha256() != finetuned["bilm_weights_sha256"]
+    monkeypatch.setenv("ELMO_WEIGHTS", str(shipped / "weights.hdf5"))
+    # Every seed of the variant reads the same fine-tuned biLM: it is made once per recipe.
+    plan = reproduce.Plan(reproduce.parse_args([*asked])[0])
+    capsys.readouterr()
+    recipe, start_sha = finetuned["bilm_finetuning"], finetuned["bilm_weights_sha256"]
+    again = reproduce.prepare_finetuned_bilm(plan, "snli", recipe, start_sha)
+    assert again == finetuned["commands"][0] and "fine-tuned biLM made already" in capsys.readouterr().out
+    # Longer training: twice the budget's epochs.
+    longer = plan.settings("snli", plan.variants("snli")["elmo_longer"], None)
+    assert longer["overrides"]["trainer.num_epochs"] == 2
+    mini = reproduce.Plan(reproduce.parse_args(["snli", "--budget", "mini", "--analyses"])[0])
+    assert mini.settings("snli", mini.variants("snli")["elmo_longer"], None)["overrides"]["trainer.num_epochs"] == 16
+    report_text = (runs / "RESULTS.md").read_text().split("### Why ELMo hurt on SNLI")[1].split("## Plots")[0]
+    header = next(line for line in report_text.splitlines() if line.startswith("| Task |"))
+    row = next(line for line in report_text.splitlines() if line.startswith("| SNLI |"))
+    assert row.count("|") == header.count("|")
+    assert "biLM fine-tuned on the training text" in report_text

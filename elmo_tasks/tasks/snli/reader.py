@@ -19,7 +19,7 @@ readers in :mod:`elmo_tasks.tasks.data_selection`.
 import gzip
 import json
 import logging
-from typing import Any, Dict, Iterable, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, Optional, Tuple
 
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.file_utils import cached_path
@@ -87,6 +87,27 @@ def parse_line(line: str, where: str) -> Dict[str, str]:
     }
 
 
+def selected_pairs(
+    file_path: str, holdout_modulus: int, counts: Dict[str, Any]
+) -> Iterator[Tuple[int, Dict[str, str]]]:
+    """``(line number, pair)`` of every pair a data path selects (its ``#train``/``#holdout``/
+    ``#sample=P`` suffixes) that has a gold label, in file order. ``counts`` receives how many
+    pairs were ``not_selected``, how many had ``no_consensus`` (gold label ``-``) and the ``suffix``."""
+    path, selection = split_path(file_path)
+    counts.update(not_selected=0, no_consensus=0, suffix=selection.suffix)
+    with _open_text(cached_path(path)) as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            pair = parse_line(line, f"{path}, line {line_number}")
+            if not selection.keeps(pair["premise"], pair["premise"], holdout_modulus):
+                counts["not_selected"] += 1
+            elif pair["label"] == NO_CONSENSUS:
+                counts["no_consensus"] += 1
+            else:
+                yield line_number, pair
+
+
 @DatasetReader.register("snli_jsonl")
 class SnliJsonlReader(DatasetReader):
     """SNLI jsonl -> ``premise``, ``hypothesis`` (TextFields), ``label``, ``metadata``.
@@ -113,38 +134,19 @@ class SnliJsonlReader(DatasetReader):
         self.holdout_modulus = holdout_modulus
 
     def _read(self, file_path: str) -> Iterable[Instance]:
-        path, selection = split_path(file_path)
-        local = cached_path(path)
-        skipped_no_consensus = 0
-        not_selected = 0
+        path = split_path(file_path)[0]
+        counts: Dict[str, int] = {}
         kept = 0
-        with _open_text(local) as handle:
-            for line_number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                pair = parse_line(line, f"{path}, line {line_number}")
-                if not selection.keeps(pair["premise"], pair["premise"], self.holdout_modulus):
-                    not_selected += 1
-                    continue
-                if pair["label"] == NO_CONSENSUS:
-                    skipped_no_consensus += 1
-                    continue
-                try:
-                    instance = self.text_to_instance(
-                        pair["premise"], pair["hypothesis"], pair["label"], pair["pair_id"]
-                    )
-                except SnliFormatError as error:
-                    raise SnliFormatError(f"{path}, line {line_number}: {error}") from None
-                kept += 1
-                yield instance
-        side = "" if selection.everything else f" ({selection.suffix}: {not_selected} pairs not selected)"
-        logger.info(
-            "SNLI %s: read %d pairs, skipped %d with gold label '-'%s",
-            path,
-            kept,
-            skipped_no_consensus,
-            side,
-        )
+        for line_number, pair in selected_pairs(file_path, self.holdout_modulus, counts):
+            try:
+                instance = self.text_to_instance(pair["premise"], pair["hypothesis"], pair["label"], pair["pair_id"])
+            except SnliFormatError as error:
+                raise SnliFormatError(f"{path}, line {line_number}: {error}") from None
+            kept += 1
+            yield instance
+        side = "" if not counts["suffix"] else f" ({counts['suffix']}: {counts['not_selected']} pairs not selected)"
+        skipped = counts["no_consensus"]
+        logger.info("SNLI %s: read %d pairs, skipped %d with gold label '-'%s", path, kept, skipped, side)
 
     def text_to_instance(  # type: ignore[override]
         self,

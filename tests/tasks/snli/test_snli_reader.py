@@ -105,3 +105,32 @@ def test_real_dev_split_sizes():
     reader = SnliJsonlReader()
     holdout = sum(1 for _ in reader.read(f"{dev}#holdout"))
     assert holdout == 908  # 918 pairs whose premise hashes to 0 mod 10, 10 of them labelled '-'
+
+
+def test_lm_text_has_each_premise_once_and_every_hypothesis_of_the_selected_pairs(tmp_path):
+    from elmo_tasks.tasks.snli.lm_text import write_lm_text
+
+    lines = [
+        _line("A dog runs.", "An animal moves."),
+        _line("A dog runs.", "A cat  sleeps.", "contradiction"),
+        _line("A dog runs.", "Nobody agreed.", "-"),  # no gold label: the reader skips it, so does the text
+        _line("Two women talk.", "People speak.", "entailment"),
+    ]
+    path = _write(tmp_path / "s.jsonl", lines)
+    counts = write_lm_text(path, tmp_path / "out" / "text.txt")
+    assert (tmp_path / "out" / "text.txt").read_text().splitlines() == [
+        "A dog runs.",
+        "An animal moves.",
+        "A cat sleeps.",
+        "Two women talk.",
+        "People speak.",
+    ]
+    assert counts == {"pairs": 3, "sentences": 5, "distinct_premises": 2}
+    # A split suffix selects the same pairs as the reader, so the held-out premises stay out of the text.
+    reader = SnliJsonlReader(holdout_modulus=3)
+    train_premises = {" ".join(i["metadata"]["premise_tokens"]) for i in reader.read(f"{DEV}#train")}
+    write_lm_text(f"{DEV}#holdout", tmp_path / "holdout.txt", holdout_modulus=3)
+    holdout_text = (tmp_path / "holdout.txt").read_text().splitlines()
+    assert holdout_text
+    written = {" ".join(t.text for t in SpacyBlankTokenizer().tokenize(s)) for s in holdout_text}
+    assert not written & train_premises

@@ -134,7 +134,10 @@ def sample_efficiency_figure(
             [100 * x for x in xs], [sum(by_fraction[x]) / len(by_fraction[x]) for x in xs], marker="o", label=variant
         )
     axes.set_xscale("log")
-    axes.set_xlabel("% of the training set")
+    shares = sorted({100 * x for values in points.values() for x, _ in values})
+    axes.set_xticks(shares, [f"{share:g}%" for share in shares])  # the measured shares, not powers of ten
+    axes.minorticks_off()
+    axes.set_xlabel("share of the training set")
     axes.set_ylabel(f"test {metric}")
     axes.set_title(task, fontsize=9)
     axes.legend(fontsize=8)

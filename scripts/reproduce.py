@@ -15,7 +15,7 @@ plots and a section per task) is regenerated from the records alone, never edite
 
     .venv/bin/python scripts/reproduce.py all --budget smoke           # every task on the fixtures
     .venv/bin/python scripts/reproduce.py squad coref --budget mini    # real data, this machine
-    .venv/bin/python scripts/reproduce.py ner sst5 snli --budget mini --analyses   # Tables 2 and 3
+    .venv/bin/python scripts/reproduce.py ner sst5 snli --budget mini --analyses --analysis-seeds 1   # Tables 2, 3
     .venv/bin/python scripts/reproduce.py all --budget mini --report-only          # the report alone
 
 Budgets (scripts/reproduction_tasks.py): ``smoke`` (fixtures, one epoch, 1 seed), ``mini`` (the
@@ -558,6 +558,12 @@ def parse_args(argv: Optional[List[str]]) -> Tuple[argparse.Namespace, List[str]
         help="for tasks with splits (SQuAD's folds ELMO_TASKS_FOLD): these, e.g. 2/4 3/4, or 'all' (default: 1/4)",
     )
     parser.add_argument("--variants", nargs="+", help="only these variants (default: baseline and elmo)")
+    parser.add_argument(
+        "--analysis-seeds",
+        type=int,
+        metavar="N",
+        help="seeds of the --analyses variants (default: as many as the others); the paper's tables are single runs",
+    )
     parser.add_argument("--analyses", action="store_true", help="also the analysis variants (Tables 2 and 3)")
     parser.add_argument(
         "--sample-efficiency", action="store_true", help="also train on the budget's shares of the training data"
@@ -611,17 +617,25 @@ def _results_path(args: argparse.Namespace) -> Path:
     return Path(args.runs_dir) / "RESULTS.md"
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    args, tasks = parse_args(argv)
-    plan = Plan(args)
-    jobs = [
+def planned_runs(plan: Plan, tasks: List[str]) -> List[Tuple[str, str, int, Optional[str]]]:
+    """``(task, variant, seed index, split)`` of every run an invocation asks for, in running order."""
+    args = plan.args
+    return [
         (task, name, k, split)
         for task in tasks
         for split in plan.splits(task)
         for k in range(plan.seeds(task))
-        for name in plan.variants(task)
-        if (not args.variants or name in args.variants) and (not args.only_seeds or k in args.only_seeds)
+        for name, variant in plan.variants(task).items()
+        if (not args.variants or name in args.variants)
+        and (not args.only_seeds or k in args.only_seeds)
+        and not ("table" in variant and args.analysis_seeds is not None and k >= args.analysis_seeds)
     ]
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args, tasks = parse_args(argv)
+    plan = Plan(args)
+    jobs = planned_runs(plan, tasks)
     failures: List[str] = []
     if not args.report_only:
         progress = Progress(len(jobs))

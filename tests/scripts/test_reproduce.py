@@ -398,3 +398,14 @@ def test_snli_diagnosis_variants_fine_tune_the_bilm_once_and_train_longer(tmp_pa
     row = next(line for line in report_text.splitlines() if line.startswith("| SNLI |"))
     assert row.count("|") == header.count("|")
     assert "biLM fine-tuned on the training text" in report_text
+
+
+def test_analysis_seeds_limits_only_the_analysis_variants():
+    args, tasks = reproduce.parse_args(["ner", "--budget", "mini", "--analyses", "--analysis-seeds", "1"])
+    runs = reproduce.planned_runs(reproduce.Plan(args), tasks)
+    analyses = set(reproduce.TASKS["ner"]["analyses"])
+    assert analyses and sorted(k for _, name, k, _ in runs if name == "elmo") == [0, 1, 2]
+    assert sorted(name for _, name, k, _ in runs if name in analyses) == sorted(analyses)
+    assert all(k == 0 for _, name, k, _ in runs if name in analyses)
+    args, tasks = reproduce.parse_args(["ner", "--budget", "mini", "--analyses"])
+    assert len(reproduce.planned_runs(reproduce.Plan(args), tasks)) == 3 * (2 + len(analyses))

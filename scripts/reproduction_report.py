@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from reproduction_plots import layer_weights_figure, sample_efficiency_figure, validation_curves_figure
-from reproduction_tasks import PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
+from reproduction_tasks import BILM_NAMES, PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
 
 Record = Dict[str, Any]
 
@@ -128,15 +128,18 @@ def cross_validated_per_seed(records: List[Record], task: str, variant: str) -> 
 def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
     lines = [
         "| Task | Metric | Paper baseline | Paper ELMo | Paper error reduction | Our baseline | Our ELMo "
-        "| Our error reduction | Seeds | Trained on |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| Our error reduction | Seeds | biLM | Trained on |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for task, spec in TASKS.items():
         base, elmo = (cross_validated_per_seed(records, task, v) for v in ("baseline", "elmo"))
         cross_validated = bool(base and elmo)  # both on the same footing, or both on the default split
+        elmo_records = [r for r in records if r["task"] == task and r["variant"] == "elmo"]
         if not cross_validated:
             groups = _by_variant(records, task)
             base, elmo = _values(groups.get("baseline", [])), _values(groups.get("elmo", []))
+            elmo_records = groups.get("elmo", [])
+        bilms = ", ".join(f"`{sha}`" for sha in sorted({r.get("bilm_weights_sha256") or "?" for r in elmo_records}))
         paper = spec["paper"]
         ours = f"{error_reduction(statistics.mean(base), statistics.mean(elmo)):.1f}%" if base and elmo else "–"
         seeds = f"{len(base)} / {len(elmo)}" if base or elmo else "not run yet"
@@ -148,8 +151,16 @@ def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
         lines.append(
             f"| {spec['name']} | {spec['metric_name']} | {paper['baseline']} | {paper['elmo']} | "
             f"{error_reduction(paper['baseline'], paper['elmo']):.1f}% | {mean_std(base)} | {mean_std(elmo)} | "
-            f"{ours} | {seeds} | {trained_on} |"
+            f"{ours} | {seeds} | {bilms} | {trained_on} |"
         )
+    named = [f"`{sha}`: {name}" for sha, name in BILM_NAMES.items() if any(sha in line for line in lines)]
+    lines += [
+        "",
+        "biLM: the start of the sha256 of the weights file the ELMo runs read (the shipped biLM is replaced in "
+        "place when a better one is trained, so runs name it by content)"
+        + ("; " + "; ".join(named) if named else "")
+        + ".",
+    ]
     return lines
 
 

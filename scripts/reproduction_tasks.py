@@ -312,6 +312,11 @@ PAPER_PLACEMENT_TABLE = {
 }
 BUDGETS = ("smoke", "mini", "paper")
 
+# The shipped biLMs by the start of their weights' sha256 (what run records hold), for the report.
+BILM_NAMES = {
+    "e309e129aa32eec2": "the stage-2 shipped biLM (held-out perplexity 313 Wikipedia, 372 news; see its model card)",
+}
+
 
 def run_name(task: str, split: Optional[str], k: int) -> str:
     """``seed<k>``, or ``fold<K>of<N>-seed<k>`` for a run on another split than the task's default."""

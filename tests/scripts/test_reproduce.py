@@ -409,3 +409,15 @@ def test_analysis_seeds_limits_only_the_analysis_variants():
     assert all(k == 0 for _, name, k, _ in runs if name in analyses)
     args, tasks = reproduce.parse_args(["ner", "--budget", "mini", "--analyses"])
     assert len(reproduce.planned_runs(reproduce.Plan(args), tasks)) == 3 * (2 + len(analyses))
+
+
+def test_table_1_names_the_biLMs_of_the_elmo_runs():
+    records = [
+        _record("ner", "baseline", 0, 80.0, 81.0),
+        {**_record("ner", "elmo", 0, 85.0, 86.0), "bilm_weights_sha256": "e309e129aa32eec2"},
+        {**_record("ner", "elmo", 1, 87.0, 88.0), "bilm_weights_sha256": "0123456789abcdef"},
+    ]
+    lines = report.table_1(records, "mini")
+    row = next(line for line in lines if line.startswith("| NER |"))
+    assert "| 1 / 2 | `0123456789abcdef`, `e309e129aa32eec2` |" in row  # a mix is shown, not hidden
+    assert "`e309e129aa32eec2`: the stage-2 shipped biLM" in lines[-1] and "0123456789abcdef`:" not in lines[-1]

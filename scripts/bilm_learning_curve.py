@@ -49,8 +49,9 @@ def _seconds(duration: str) -> float:
 
 
 def tokens_seen(run_dir: Path, epochs_completed: int) -> int:
-    """Training tokens in the first ``epochs_completed`` epochs, from the run's per-epoch metrics
-    (AllenNLP's ``training_duration`` is cumulative; tokens/s is per epoch)."""
+    """Training tokens in the first ``epochs_completed`` epochs, from the run's per-epoch metrics:
+    the epoch's token count (``training_tokens_sampled``, summed over all workers) where the run
+    logged it, else its tokens/s x its time (AllenNLP's ``training_duration`` is cumulative)."""
     total, previous = 0.0, 0.0
     for e in range(epochs_completed):
         path = run_dir / f"metrics_epoch_{e}.json"
@@ -58,7 +59,10 @@ def tokens_seen(run_dir: Path, epochs_completed: int) -> int:
             raise FileNotFoundError(f"{path} is missing: tokens seen cannot be counted")
         metrics = json.loads(path.read_text())
         elapsed = _seconds(metrics["training_duration"])
-        total += metrics["training_tokens_per_s"] * (elapsed - previous)
+        if "training_tokens_sampled" in metrics:
+            total += metrics["training_tokens_sampled"]
+        else:
+            total += metrics["training_tokens_per_s"] * (elapsed - previous)
         previous = elapsed
     return int(total)
 
@@ -152,9 +156,9 @@ def main(argv=None) -> int:
         epochs_completed = int(re.search(r"_e(\d+)", state.name).group(1))
         point = done.get(state.name, {"checkpoint": state.name, "epochs_completed": epochs_completed, "perplexity": {}})
         missing = [n for n in heldout if n not in point["perplexity"]]
+        point["tokens_seen_in_run"] = tokens_seen(run_dir, epochs_completed)
+        point["tokens_seen"] = args.tokens_before + point["tokens_seen_in_run"]
         if missing:
-            point["tokens_seen_in_run"] = tokens_seen(run_dir, epochs_completed)
-            point["tokens_seen"] = args.tokens_before + point["tokens_seen_in_run"]
             with tempfile.TemporaryDirectory() as export_dir:
                 subprocess.run(
                     [ALLENNLP, "export-bilm", str(run_dir), export_dir, "--weights-file", str(state)],

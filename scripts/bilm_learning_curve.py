@@ -14,8 +14,10 @@ added to this run's count) and ``--earlier`` (their curve files, drawn in the sa
         --heldout wiki_99=$ELMO_TASKS_SHARED_DATA/lm/wikipedia/wiki_99.txt --heldout news300=runs/news300.txt \\
         --baseline wiki_99=1121.5 --baseline news300=436.2 \\
         --output runs/bilm_v2_curve.json --plot elmo_tasks/pretrained/bilm_small/learning_curve.png
-    python scripts/bilm_learning_curve.py runs/bilm_v3 --states runs/bilm_v3_states ... \
-        --tokens-before 2811236 --earlier runs/bilm_v2_curve.json --output runs/bilm_v3_curve.json --plot ...
+    python scripts/bilm_learning_curve.py runs/bilm_v3 --states runs/bilm_v3_states ... \\
+        --tokens-before 2811236 --earlier runs/bilm_v2_curve.json \\
+        --baseline news300=436.2 --baseline-label "first shipped biLM (stage 1)" \\
+        --output runs/bilm_v3_curve.json --plot ...
 """
 
 import argparse
@@ -91,7 +93,9 @@ def perplexity(export_dir: str, text: str, threads: int) -> Dict[str, float]:
     return {"forward": float(fwd), "backward": float(bwd), "mean": float(mean), "tokens": int(tokens)}
 
 
-def plot(curve: List[Dict], baselines: Dict[str, float], path: str, stage_starts: List[int]) -> None:
+def plot(
+    curve: List[Dict], baselines: Dict[str, float], path: str, stage_starts: List[int], baseline_label: str
+) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -108,12 +112,12 @@ def plot(curve: List[Dict], baselines: Dict[str, float], path: str, stage_starts
                 color=line.get_color(),
                 linestyle="--",
                 linewidth=1,
-                label=f"{name}: previous shipped biLM",
+                label=f"{name}: {baseline_label}",
             )
     for start in stage_starts:
         axes.axvline(start / 1e6, color="grey", linestyle=":", linewidth=1)
     if stage_starts:
-        axes.text(stage_starts[-1] / 1e6, axes.get_ylim()[1], " next stage", va="top", fontsize=8, color="grey")
+        axes.text(stage_starts[-1] / 1e6, axes.get_ylim()[1], " this run", va="top", fontsize=8, color="grey")
     axes.set_xlabel(
         "training tokens seen (millions)" if stage_starts else "training tokens seen in this run (millions)"
     )
@@ -131,6 +135,7 @@ def main(argv=None) -> int:
     parser.add_argument("--states", help="folder of model_state_e<N>.th files (default: run_dir)")
     parser.add_argument("--heldout", action="append", default=[], help="NAME=TEXT_FILE (repeatable)")
     parser.add_argument("--baseline", action="append", default=[], help="NAME=PERPLEXITY drawn as a line")
+    parser.add_argument("--baseline-label", default="previous shipped biLM", help="what the --baseline lines are")
     parser.add_argument("--every", type=int, default=1, help="score every N-th checkpoint (and the last)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--output", required=True)
@@ -173,7 +178,8 @@ def main(argv=None) -> int:
         Path(args.output).write_text(json.dumps(curve, indent=2))
     if args.plot and curve:
         earlier = [point for path in args.earlier for point in json.loads(Path(path).read_text())]
-        plot(earlier + curve, baselines, args.plot, [args.tokens_before] if args.earlier else [])
+        stage_starts = [args.tokens_before] if args.earlier else []
+        plot(earlier + curve, baselines, args.plot, stage_starts, args.baseline_label)
     print(f"bilm_learning_curve: {len(curve)} checkpoints scored on {len(heldout)} held-out texts -> {args.output}")
     return 0
 

@@ -36,6 +36,7 @@ import argparse
 import contextlib
 import datetime
 import hashlib
+import importlib
 import json
 import os
 import shlex
@@ -126,13 +127,14 @@ def config_value(config: str, data: str, dotted: str) -> Any:
 def prepare_finetuned_bilm(plan: "Plan", task: str, recipe: Dict[str, Any], sha: str) -> str:
     """Fine-tunes the start biLM on the task's training text (the paper's appendix), unless this
     recipe already made ``<runs-dir>/<task>/bilm_finetuned/run/elmo/``; an interrupted fine-tuning
-    resumes. The texts are the sentences of the recipe's data paths (elmo_tasks/tasks/snli/lm_text.py);
+    resumes. The texts are the sentences of the recipe's data paths, written by the module that the task's
+    ``lm_text`` entry names (e.g. elmo_tasks/tasks/snli/lm_text.py);
     the start biLM's softmax and vocabulary are kept when its folder has them (the shipped one does).
     Returns the fine-tuning command, for the records of the runs that read this biLM."""
     from elmo_tasks.bilm.references import resolve_bilm_file
     from elmo_tasks.config_defaults import DEFAULTS
-    from elmo_tasks.tasks.snli.lm_text import write_lm_text
 
+    write_lm_text = importlib.import_module(TASKS[task]["lm_text"]).write_lm_text
     directory = plan.finetuned_bilm_dir(task)
     run_dir, recipe_file, command_file = directory / "run", directory / "recipe.json", directory / "command.txt"
     wanted = {**recipe, "start_bilm_weights_sha256": sha}
@@ -143,7 +145,8 @@ def prepare_finetuned_bilm(plan: "Plan", task: str, recipe: Dict[str, Any], sha:
     texts = {name: directory / f"{name}.txt" for name in ("text", "validation_text")}
     for name, path in texts.items():
         counts = write_lm_text(recipe[name], path)
-        print(f"    {path}: {counts['sentences']} sentences of {counts['pairs']} pairs of {recipe[name]}", flush=True)
+        counted = ", ".join(f"{count} {what}" for what, count in counts.items())
+        print(f"    {path}: {counted} of {recipe[name]}", flush=True)
     start = Path(resolve_bilm_file(os.environ.get("ELMO_WEIGHTS", DEFAULTS["ELMO_WEIGHTS"]))).parent
     overrides: Dict[str, Any] = {
         "train_data_path": str(texts["text"]),

@@ -366,11 +366,12 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
         "",
         *analysis_table(records, "placement", PAPER_PLACEMENT_TABLE),
         "",
-        "### Why ELMo hurt on SNLI: what was tried",
+        "### Why ELMo hurt (SNLI, NER): what was tried",
         "",
-        "ELMo variants on the SNLI held-out tenth of dev (`--analyses`): layer norm on the biLM layers, twice "
-        "the epochs, and a biLM first fine-tuned on the training pairs' text (the paper's appendix; its command "
-        "is the first of each run's record).",
+        "ELMo variants on each task's validation data (`--analyses`): no dropout inside ELMo (the task model "
+        "already drops out its whole embedded input, so ELMo's own dropout dropped its features out twice), "
+        "layer norm on the biLM layers, twice the epochs, and a biLM first fine-tuned on the task's training "
+        "text (the paper's appendix; its command is the first of each run's record).",
         "",
         *analysis_table(records, "diagnosis", {}),
         "",

@@ -57,12 +57,18 @@ INPUT_AND_OUTPUT = {
         "overrides": {"model.elmo_at_output": True, f"{_ELMO}.num_output_representations": 2},
     }
 }
-# Why ELMo hurt on SNLI (the stronger-biLM issue): ELMo variants trained like the ``elmo`` file but
-# with layer norm on the biLM layers, twice the epochs (``epochs_factor`` multiplies the budget's
-# ``trainer.num_epochs``), or a biLM first fine-tuned on the task's training text as the paper's
-# appendix did (``bilm_finetuning``: the task's ``bilm_finetuning`` entry gives the recipe per budget;
-# scripts/reproduce.py fine-tunes once and every seed reads that biLM).
-SNLI_DIAGNOSIS = {
+# Why ELMo hurt on a task (the stronger-biLM issue: SNLI, then NER): ELMo variants trained like the
+# ``elmo`` file but without ELMo's own dropout (the task model already drops out its whole embedded
+# input, so ELMo was dropped out twice), with layer norm on the biLM layers, twice the epochs
+# (``epochs_factor`` multiplies the budget's ``trainer.num_epochs``), or a biLM first fine-tuned on the
+# task's training text as the paper's appendix did (``bilm_finetuning``: the task's ``bilm_finetuning``
+# entry gives the recipe per budget; scripts/reproduce.py fine-tunes once and every seed reads that biLM).
+ELMO_DIAGNOSIS = {
+    "elmo_no_elmo_dropout": {
+        "table": "diagnosis",
+        "label": "no dropout inside ELMo (the model's input dropout only)",
+        "overrides": {f"{_ELMO}.dropout": 0.0},
+    },
     "elmo_layer_norm": {
         "table": "diagnosis",
         "label": "layer norm on the biLM layers",
@@ -118,7 +124,7 @@ TASKS: Dict[str, Dict[str, Any]] = {
         "scale": 100.0,
         "paper": {"baseline": 88.0, "elmo": 88.7},
         "elmo_at": "input (the paper: input and output; see the SNLI notes)",
-        "analyses": {**INPUT_AND_OUTPUT, **SNLI_DIAGNOSIS},
+        "analyses": {**INPUT_AND_OUTPUT, **ELMO_DIAGNOSIS},
         # experiments/bilm_finetune.jsonnet overrides for the elmo_finetuned_bilm variant, per budget; the
         # text is the budget's training pairs, the validation text its validation pairs (the paper: one epoch)
         "bilm_finetuning": {
@@ -126,6 +132,7 @@ TASKS: Dict[str, Dict[str, Any]] = {
             "mini": {"trainer.num_epochs": 3},
             "paper": {"trainer.num_epochs": 1},
         },
+        "lm_text": "elmo_tasks.tasks.snli.lm_text",  # writes that text (each premise once, every hypothesis)
         # The paper's Figure 1: the training pairs sampled by premise (snli reader's '#sample=P'); the
         # full runs train on the same pairs, so they are the 100% point.
         "sample_efficiency": {},
@@ -245,7 +252,15 @@ TASKS: Dict[str, Dict[str, Any]] = {
         "scale": 100.0,
         "paper": {"baseline": 90.15, "elmo": 92.22},
         "elmo_at": "input, lambda 0.1",
-        "analyses": LAYER_ANALYSES,
+        "analyses": {**LAYER_ANALYSES, **ELMO_DIAGNOSIS},
+        # The elmo_finetuned_bilm variant: the biLM fine-tuned on eng.train's sentences (eng.testa's for its
+        # validation perplexity) with experiments/bilm_finetune.jsonnet and these overrides, per budget.
+        "bilm_finetuning": {
+            "smoke": {"trainer.num_epochs": 1, "data_loader.batches_per_epoch": 2},
+            "mini": {"trainer.num_epochs": 2},
+            "paper": {"trainer.num_epochs": 1},
+        },
+        "lm_text": "elmo_tasks.tasks.ner.lm_text",
         "budgets": {
             "smoke": SMOKE,
             "mini": {

@@ -393,11 +393,24 @@ def test_snli_diagnosis_variants_fine_tune_the_bilm_once_and_train_longer(tmp_pa
     assert longer["overrides"]["trainer.num_epochs"] == 2
     mini = reproduce.Plan(reproduce.parse_args(["snli", "--budget", "mini", "--analyses"])[0])
     assert mini.settings("snli", mini.variants("snli")["elmo_longer"], None)["overrides"]["trainer.num_epochs"] == 16
-    report_text = (runs / "RESULTS.md").read_text().split("### Why ELMo hurt on SNLI")[1].split("## Plots")[0]
+    report_text = (runs / "RESULTS.md").read_text().split("### Why ELMo hurt (SNLI, NER)")[1].split("## Plots")[0]
     header = next(line for line in report_text.splitlines() if line.startswith("| Task |"))
     row = next(line for line in report_text.splitlines() if line.startswith("| SNLI |"))
     assert row.count("|") == header.count("|")
     assert "biLM fine-tuned on the training text" in report_text
+
+
+def test_every_fine_tuned_bilm_variant_has_its_recipe_and_text_writer(tmp_path):
+    for task, spec in reproduce.TASKS.items():
+        if not any(analysis.get("bilm_finetuning") for analysis in spec["analyses"].values()):
+            continue
+        assert set(spec["bilm_finetuning"]) == set(spec["budgets"]), task
+        # The writer turns the smoke budget's training file into one sentence a line.
+        train = reproduce.data_paths(task, {"ELMO_TASKS_DATA": "fixtures", "ELMO_TASKS_SEED": "0"})["train"]
+        write_lm_text = importlib.import_module(spec["lm_text"]).write_lm_text
+        counts = write_lm_text(train, tmp_path / task / "text.txt")
+        lines = (tmp_path / task / "text.txt").read_text().splitlines()
+        assert counts["sentences"] == len(lines) > 10 and all(line.strip() for line in lines), task
 
 
 def test_analysis_seeds_limits_only_the_analysis_variants():

@@ -297,6 +297,9 @@ class Plan:
             train = data_paths(task, _env(settings["data"], 0, settings["env"]))["train"]
             settings["overrides"]["train_data_path"] = f"{train}#sample={variant['train_share']}"
             settings["train_share"] = variant["train_share"]
+        # The config's content, so that a run made before an edit to its config (or a file it imports) is not reused.
+        config = resolved_config(settings["config"], settings["data"], settings["overrides"], settings["env"])
+        settings["config_sha256"] = config_fingerprint(config)
         return settings
 
     def variants(self, task: str) -> Dict[str, Dict[str, Any]]:
@@ -318,9 +321,45 @@ class Plan:
         }
 
 
+# What a run's config sets besides what it trains: its seeds (a run's seed is part of its name, not its settings).
+SEED_KEYS = ("random_seed", "numpy_seed", "pytorch_seed")
+
+
+def resolved_config(config: str, data: str, overrides: Dict[str, Any], env: Dict[str, str]) -> Dict[str, Any]:
+    """The config that `allennlp train CONFIG -o OVERRIDES` resolves today (what it writes to config.json),
+    for seed 0."""
+    from allennlp.common import Params
+
+    from elmo_tasks.config_defaults import DEFAULTS
+
+    ext_vars = {**DEFAULTS, **os.environ, **_env(data, 0, env)}
+    try:
+        params = Params.from_file(str(ROOT / config), params_overrides=json.dumps(overrides), ext_vars=ext_vars)
+    except Exception as error:  # a missing file, a jsonnet error, an override of a wrong type: this run fails
+        raise RunFailed(f"cannot resolve {config} with overrides {json.dumps(overrides)}: {error}") from error
+    return params.as_dict(quiet=True)
+
+
+def config_fingerprint(config: Dict[str, Any]) -> str:
+    """The start of the sha256 of a resolved config without its seeds: two runs with the same fingerprint
+    train the same model whatever their seeds; an edit to a config file changes it."""
+    unseeded = {key: value for key, value in config.items() if key not in SEED_KEYS}
+    return hashlib.sha256(json.dumps(unseeded, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
 def _same_settings(previous: Dict[str, Any], settings: Dict[str, Any]) -> bool:
-    # Records of the first reproduce.py have no "config" (it was always the variant's file) nor "env".
-    return all(previous.get(key, settings[key] if key == "config" else {}) == value for key, value in settings.items())
+    return all(_previous_setting(previous, key, settings) == value for key, value in settings.items())
+
+
+def _previous_setting(previous: Dict[str, Any], key: str, settings: Dict[str, Any]) -> Any:
+    if key in previous:
+        return previous[key]
+    if key == "config":  # records of the first reproduce.py: it was always the variant's file
+        return settings[key]
+    if key == "config_sha256":  # records made before the fingerprint: from the config they recorded, if any
+        resolved = previous.get("config_resolved")
+        return config_fingerprint(resolved) if resolved else settings[key]
+    return {}  # e.g. "env", absent from the first reproduce.py's records
 
 
 def completed(run_dir: Path, settings: Dict[str, Any]) -> Optional[Dict[str, Any]]:
@@ -449,7 +488,9 @@ def run_one(
         train += ["-o", json.dumps(overrides, sort_keys=True)]
     settings_file = run_dir.parent / f"{name}.settings.json"  # outside: allennlp wants a new run_dir
     archive = run_dir / "model.tar.gz"
-    same_unfinished = not args.force and settings_file.exists() and json.loads(settings_file.read_text()) == settings
+    same_unfinished = (
+        not args.force and settings_file.exists() and _same_settings(json.loads(settings_file.read_text()), settings)
+    )
     train_s = 0.0
     if same_unfinished and archive.exists():
         print(f"    {run_dir}: trained already, evaluating", flush=True)

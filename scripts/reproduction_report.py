@@ -199,6 +199,12 @@ def analysis_table(records: List[Record], table: str, paper: Dict[str, Dict[str,
     return lines
 
 
+def diagnosis_notes() -> List[str]:
+    """What each task's diagnosis runs showed, as written in its ``diagnosis_note`` (a bullet per task)."""
+    notes = [f"- {spec['name']}: {spec['diagnosis_note']}" for spec in TASKS.values() if spec.get("diagnosis_note")]
+    return [*notes, ""] if notes else []
+
+
 def _bilm(record: Record) -> str:
     """The run's biLM: its ELMo embedder's options file (resolved config) and its weights' sha256."""
     config = record.get("config_resolved") or {}
@@ -375,6 +381,7 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
         "",
         *analysis_table(records, "diagnosis", {}),
         "",
+        *diagnosis_notes(),
         "## Plots",
         "",
     ]

@@ -156,6 +156,41 @@ def test_a_recorded_run_without_its_directory_is_reused_unless_its_settings_diff
     assert "from its record" not in out and out.count("skipped") == 2
 
 
+def test_a_run_made_before_an_edit_to_its_config_is_not_reused(smoke, tmp_path, monkeypatch, capsys):
+    runs, _ = smoke
+    shutil.copytree(runs / "ner", tmp_path / "ner")
+    asked = ("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--reuse-only", "--variants", "elmo")
+    assert _main(*asked) == 0 and "reusing ner elmo seed0" in capsys.readouterr().out
+    record = json.loads((tmp_path / "ner" / "elmo" / "seed0" / "record.json").read_text())
+    assert record["config_sha256"] == reproduce.config_fingerprint(record["config_resolved"])
+    # A record made before the fingerprint existed is checked against the config it recorded.
+    legacy = {key: value for key, value in record.items() if key != "config_sha256"}
+    settings = {key: record[key] for key in ("config", "data", "overrides", "env", "config_sha256")}
+    assert reproduce._same_settings(legacy, settings)
+    changed = json.loads(json.dumps(legacy))
+    changed["config_resolved"]["model"]["dropout"] = 0.25
+    assert not reproduce._same_settings(changed, settings)
+    # As if the config file had been edited since the run (ELMo's dropout): the run is not the same run any more.
+    original = reproduce.resolved_config
+
+    def edited(*args, **kwargs):
+        config = original(*args, **kwargs)
+        config["model"]["text_field_embedder"]["token_embedders"]["elmo"]["dropout"] = 0.0
+        return config
+
+    monkeypatch.setattr(reproduce, "resolved_config", edited)
+    assert _main(*asked) == 0
+    assert "skipped (--reuse-only): ner elmo seed0" in capsys.readouterr().out
+
+
+def test_the_config_fingerprint_ignores_the_seeds_only():
+    config = {"random_seed": 1, "numpy_seed": 2, "pytorch_seed": 3, "trainer": {"num_epochs": 4}}
+    reseeded = {**config, "random_seed": 11, "numpy_seed": 12, "pytorch_seed": 13}
+    assert reproduce.config_fingerprint(config) == reproduce.config_fingerprint(reseeded)
+    longer = {**config, "trainer": {"num_epochs": 5}}
+    assert reproduce.config_fingerprint(config) != reproduce.config_fingerprint(longer)
+
+
 def test_the_bilm_fingerprint_follows_the_weights_file_content(tmp_path, monkeypatch):
     weights = tmp_path / "weights.hdf5"
     weights.write_bytes(b"first biLM")

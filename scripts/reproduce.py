@@ -478,49 +478,86 @@ def run_one(
         return None
 
     progress.start(f"{task} {variant_name} {name}")
-    finetuning = []
-    if "bilm_finetuning" in settings:
-        recipe, start_sha = settings["bilm_finetuning"], settings["bilm_weights_sha256"]
-        finetuning.append(prepare_finetuned_bilm(plan, task, recipe, start_sha))
-    overrides = settings["overrides"]
-    train = [ALLENNLP, "train", variant["config"], "-s", str(run_dir)]
-    if overrides:
-        train += ["-o", json.dumps(overrides, sort_keys=True)]
-    settings_file = run_dir.parent / f"{name}.settings.json"  # outside: allennlp wants a new run_dir
-    archive = run_dir / "model.tar.gz"
-    same_unfinished = (
-        not args.force and settings_file.exists() and _same_settings(json.loads(settings_file.read_text()), settings)
-    )
-    train_s = 0.0
-    if same_unfinished and archive.exists():
-        print(f"    {run_dir}: trained already, evaluating", flush=True)
-    else:
-        if same_unfinished and any(run_dir.glob("*_state_e*.th")):
-            print(f"    {run_dir}: interrupted, resuming (--recover)", flush=True)
-            train.append("--recover")
-        elif run_dir.exists():  # forced, or made with other settings: start again
-            print(f"    {run_dir}: made with other settings or forced, training from scratch", flush=True)
-            train.append("-f")
-        run_dir.parent.mkdir(parents=True, exist_ok=True)
-        settings_file.write_text(json.dumps(settings, indent=2))
-        train_s = _run(env, train, run_dir.parent / f"{name}.train.log", args.in_process)
-    commit = _git_commit()
-    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    commands, eval_s = [*finetuning, _shown(env, train)], 0.0
-    for name, path in test_paths(task, env).items():
-        evaluate = [ALLENNLP, "evaluate", str(archive), path, "--output-file", str(run_dir / f"{name}_metrics.json")]
-        eval_s += _run(env, evaluate, run_dir / f"evaluate_{name}.log", args.in_process)
-        commands.append(_shown(env, evaluate))
-    base = {
-        "commands": commands,
-        "train_seconds": round(train_s, 1),
-        "evaluate_seconds": round(eval_s, 1),
-        "evaluated_at": started,
-        **commit,
-    }
-    record = build_record(task, variant_name, k, seed, run_dir, settings, base)
+    lock = acquire_run_lock(run_dir.parent / f"{name}.lock")
+    try:
+        finetuning = []
+        if "bilm_finetuning" in settings:
+            recipe, start_sha = settings["bilm_finetuning"], settings["bilm_weights_sha256"]
+            finetuning.append(prepare_finetuned_bilm(plan, task, recipe, start_sha))
+        overrides = settings["overrides"]
+        train = [ALLENNLP, "train", variant["config"], "-s", str(run_dir)]
+        if overrides:
+            train += ["-o", json.dumps(overrides, sort_keys=True)]
+        settings_file = run_dir.parent / f"{name}.settings.json"  # outside: allennlp wants a new run_dir
+        archive = run_dir / "model.tar.gz"
+        saved = json.loads(settings_file.read_text()) if settings_file.exists() else None
+        same_unfinished = not args.force and saved is not None and _same_settings(saved, settings)
+        train_s = 0.0
+        if same_unfinished and archive.exists():
+            print(f"    {run_dir}: trained already, evaluating", flush=True)
+        else:
+            if same_unfinished and any(run_dir.glob("*_state_e*.th")):
+                print(f"    {run_dir}: interrupted, resuming (--recover)", flush=True)
+                train.append("--recover")
+            elif run_dir.exists():  # forced, or made with other settings: start again
+                print(f"    {run_dir}: made with other settings or forced, training from scratch", flush=True)
+                train.append("-f")
+            run_dir.parent.mkdir(parents=True, exist_ok=True)
+            settings_file.write_text(json.dumps(settings, indent=2))
+            train_s = _run(env, train, run_dir.parent / f"{name}.train.log", args.in_process)
+        commit = _git_commit()
+        started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        commands, eval_s = [*finetuning, _shown(env, train)], 0.0
+        for test_name, path in test_paths(task, env).items():
+            output = str(run_dir / f"{test_name}_metrics.json")
+            evaluate = [ALLENNLP, "evaluate", str(archive), path, "--output-file", output]
+            eval_s += _run(env, evaluate, run_dir / f"evaluate_{test_name}.log", args.in_process)
+            commands.append(_shown(env, evaluate))
+        base = {
+            "commands": commands,
+            "train_seconds": round(train_s, 1),
+            "evaluate_seconds": round(eval_s, 1),
+            "evaluated_at": started,
+            **commit,
+        }
+        record = build_record(task, variant_name, k, seed, run_dir, settings, base)
+    finally:
+        lock.unlink(missing_ok=True)
     progress.finished()
     return _save(record, run_dir, plan)
+
+
+def acquire_run_lock(lock: Path) -> Path:
+    """Claims a run for this process, so that two reproduce.py processes never train one run directory at
+    once (the second would resume the first's checkpoints under it); a lock left by a dead process is taken
+    over. Returns the lock file, for the caller to remove when the run is recorded or has failed."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        try:
+            with open(lock, "x", encoding="utf-8") as handle:
+                handle.write(str(os.getpid()))
+            return lock
+        except FileExistsError:
+            try:
+                owner = int(lock.read_text(encoding="utf-8").strip() or 0)
+            except (OSError, ValueError):
+                owner = 0
+            if owner and owner != os.getpid() and _process_alive(owner):
+                raise RunFailed(
+                    f"process {owner} is training this run (lock file {lock}); run this command again when it has "
+                    "finished, and the finished run is reused"
+                ) from None
+            lock.unlink(missing_ok=True)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
 
 
 def _save(record: Dict[str, Any], run_dir: Path, plan: Plan) -> Dict[str, Any]:

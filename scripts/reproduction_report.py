@@ -179,10 +179,10 @@ def analysis_table(records: List[Record], table: str, paper: Dict[str, Dict[str,
             continue
         found = {
             "baseline": _values(groups.get("baseline", []), "best_validation"),
-            f"ELMo as configured ({spec['elmo_at']})": _values(groups.get("elmo", []), "best_validation"),
+            "ELMo as configured": _values(groups.get("elmo", []), "best_validation"),
             **found,
         }
-        rows[spec["name"]] = found
+        rows[f"{spec['name']} (ELMo at {spec['elmo_at']})"] = found
         columns += [c for c in found if c not in columns]
     if not rows:
         return ["No runs of these variants yet (`scripts/reproduce.py TASK --budget mini --analyses`)."]
@@ -362,7 +362,8 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
         "",
         "## The paper's analyses on our tasks",
         "",
-        "Best validation metric of each variant (the paper reports these analyses on development sets).",
+        "Best validation metric of each variant (the paper reports these analyses on development sets): mean ± "
+        "std over seeds, or one seed's value where no ± is shown.",
         "",
         "### Which biLM layers, and how they are mixed (the paper's Table 2)",
         "",

@@ -123,7 +123,7 @@ TASKS: Dict[str, Dict[str, Any]] = {
         "metric": "accuracy",
         "scale": 100.0,
         "paper": {"baseline": 88.0, "elmo": 88.7},
-        "elmo_at": "input (the paper: input and output; see the SNLI notes)",
+        "elmo_at": "input; the paper: input and output",
         "analyses": {**INPUT_AND_OUTPUT, **ELMO_DIAGNOSIS},
         # experiments/bilm_finetune.jsonnet overrides for the elmo_finetuned_bilm variant, per budget; the
         # text is the budget's training pairs, the validation text its validation pairs (the paper: one epoch)
@@ -158,6 +158,10 @@ TASKS: Dict[str, Dict[str, Any]] = {
             "paper": {**PAPER, "sample_shares": [0.001, 0.01, 0.1]},
         },
         "trained_on": {"mini": "SNLI dev minus a held-out tenth (8.9k pairs)", "paper": "SNLI dev minus a tenth"},
+        "diagnosis_note": "without ELMo's own dropout, ELMo did best on the held-out tenth over three seeds; layer "
+        "norm, twice the epochs and the fine-tuned biLM stayed within a seed's noise of the configured ELMo, and "
+        "ELMo at the output too did worse. The config still has ELMo's dropout 0.5: the same double dropout is in "
+        "other tasks' configs, to be fixed in all of them at once and every ELMo run trained again.",
         "note": "Trained on SNLI dev minus a held-out tenth (model selection on that tenth); the full SNLI training "
         "set was not available, so absolute numbers are not comparable with the paper's.",
     },
@@ -277,6 +281,11 @@ TASKS: Dict[str, Dict[str, Any]] = {
             "paper": PAPER,
         },
         "trained_on": {"mini": "eng.train (14,041 sentences), 20 epochs", "paper": "eng.train"},
+        "diagnosis_note": "the configured ELMo led the baseline on eng.testa for the first epochs, then stalled below "
+        "it while its learned scale (gamma) shrank to about 0.25: its features were dropped out twice (ELMo's own "
+        "dropout, then the tagger's input dropout). Without ELMo's own dropout it led the baseline on eng.testa over "
+        "three seeds (on eng.testb within seed noise); layer norm did not help. The config keeps the dropout until "
+        "every task is re-run with the fix (see SNLI).",
         "note": "Trained on eng.train, model selection on eng.testa; no pretrained word vectors (GloVe is not "
         "available here) and fewer epochs than the paper (see experiments/ner.libsonnet).",
     },

@@ -183,6 +183,29 @@ def test_a_run_made_before_an_edit_to_its_config_is_not_reused(smoke, tmp_path, 
     assert "skipped (--reuse-only): ner elmo seed0" in capsys.readouterr().out
 
 
+def test_a_run_that_another_process_is_training_fails_and_the_others_go_on(smoke, tmp_path, capsys):
+    import subprocess
+
+    runs, _ = smoke
+    shutil.copytree(runs / "ner", tmp_path / "ner")
+    lock = tmp_path / "ner" / "elmo" / "seed0.lock"
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lock.write_text(str(other.pid))
+        capsys.readouterr()
+        assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--force") == 1
+        out = capsys.readouterr().out
+        assert f"FAILED ner elmo seed0: process {other.pid} is training this run" in out
+        assert "2 runs asked, 1 failed" in out and lock.read_text() == str(other.pid)  # its lock is left alone
+        assert not (tmp_path / "ner" / "baseline" / "seed0.lock").exists()  # the other run trained and let go
+    finally:
+        other.kill()
+        other.wait()
+    # A lock left by a process that has ended is taken over.
+    assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--force", "--variants", "elmo") == 0
+    assert not lock.exists()
+
+
 def test_the_config_fingerprint_ignores_the_seeds_only():
     config = {"random_seed": 1, "numpy_seed": 2, "pytorch_seed": 3, "trainer": {"num_epochs": 4}}
     reseeded = {**config, "random_seed": 11, "numpy_seed": 12, "pytorch_seed": 13}
@@ -269,9 +292,17 @@ def test_analysis_tables_use_best_validation_of_the_analysis_variants():
     ]
     layers = report.analysis_table(records, "layers", reproduce.reproduction_report.PAPER_LAYER_TABLE)
     assert layers[0].startswith("| Task | baseline | ELMo as configured") and "top layer only" in layers[0]
-    assert layers[2] == "| SST-5 | 31.00 | 36.00 | 34.50 ± 0.71 |"
+    assert layers[2] == "| SST-5 (ELMo at input and output) | 31.00 | 36.00 | 34.50 ± 0.71 |"
     placement = report.analysis_table(records, "placement", reproduce.reproduction_report.PAPER_PLACEMENT_TABLE)
-    assert placement[2] == "| SST-5 | 31.00 | 36.00 | 32.50 |"
+    assert placement[2] == "| SST-5 (ELMo at input and output) | 31.00 | 36.00 | 32.50 |"
+    # Tasks that put ELMo in different places share the columns (one "ELMo as configured" column).
+    records += [_record("ner", "baseline", 0, 70.0, 71.0), _record("ner", "elmo_top_layer", 0, 72.0, 73.0)]
+    layers = report.analysis_table(records, "layers", {})
+    assert layers[0] == "| Task | baseline | ELMo as configured | top layer only |"
+    assert layers[2:4] == [
+        "| NER (ELMo at input, lambda 0.1) | 71.00 | – | 73.00 |",
+        "| SST-5 (ELMo at input and output) | 31.00 | 36.00 | 34.50 ± 0.71 |",
+    ]
     assert "| SNLI | 88.9 | 89.5 | 88.7 |" in placement
 
 
@@ -430,9 +461,10 @@ def test_snli_diagnosis_variants_fine_tune_the_bilm_once_and_train_longer(tmp_pa
     assert mini.settings("snli", mini.variants("snli")["elmo_longer"], None)["overrides"]["trainer.num_epochs"] == 16
     report_text = (runs / "RESULTS.md").read_text().split("### Why ELMo hurt (SNLI, NER)")[1].split("## Plots")[0]
     header = next(line for line in report_text.splitlines() if line.startswith("| Task |"))
-    row = next(line for line in report_text.splitlines() if line.startswith("| SNLI |"))
+    row = next(line for line in report_text.splitlines() if line.startswith("| SNLI (ELMo at "))
     assert row.count("|") == header.count("|")
     assert "biLM fine-tuned on the training text" in report_text
+    assert f"- SNLI: {reproduce.TASKS['snli']['diagnosis_note']}" in report_text
 
 
 def test_every_fine_tuned_bilm_variant_has_its_recipe_and_text_writer(tmp_path):

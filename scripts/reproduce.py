@@ -45,7 +45,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -113,12 +113,7 @@ def test_paths(task: str, env: Dict[str, str]) -> Dict[str, str]:
 
 def config_value(config: str, data: str, dotted: str) -> Any:
     """One value of an experiment config (e.g. ``trainer.num_epochs``), evaluated for a data mode."""
-    import _jsonnet
-
-    from elmo_tasks.config_defaults import DEFAULTS
-
-    ext_vars = {**DEFAULTS, **os.environ, "ELMO_TASKS_DATA": data, "ELMO_TASKS_SEED": "0"}
-    node = json.loads(_jsonnet.evaluate_file(str(ROOT / config), ext_vars=ext_vars, jpathdir=[str(ROOT)]))
+    node = resolved_config(config, data, {}, {})
     for part in dotted.split("."):
         node = node[part]
     return node
@@ -478,8 +473,7 @@ def run_one(
         return None
 
     progress.start(f"{task} {variant_name} {name}")
-    lock = acquire_run_lock(run_dir.parent / f"{name}.lock")
-    try:
+    with run_lock(run_dir.parent / f"{name}.lock"):
         finetuning = []
         if "bilm_finetuning" in settings:
             recipe, start_sha = settings["bilm_finetuning"], settings["bilm_weights_sha256"]
@@ -521,22 +515,29 @@ def run_one(
             **commit,
         }
         record = build_record(task, variant_name, k, seed, run_dir, settings, base)
-    finally:
-        lock.unlink(missing_ok=True)
     progress.finished()
     return _save(record, run_dir, plan)
 
 
-def acquire_run_lock(lock: Path) -> Path:
-    """Claims a run for this process, so that two reproduce.py processes never train one run directory at
+@contextlib.contextmanager
+def run_lock(lock: Path) -> Iterator[None]:
+    """Holds a run for this process, so that two reproduce.py processes never train one run directory at
     once (the second would resume the first's checkpoints under it); a lock left by a dead process is taken
-    over. Returns the lock file, for the caller to remove when the run is recorded or has failed."""
+    over, and the lock goes when the run is recorded or has failed."""
+    _claim(lock)
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def _claim(lock: Path) -> None:
     lock.parent.mkdir(parents=True, exist_ok=True)
     while True:
         try:
             with open(lock, "x", encoding="utf-8") as handle:
                 handle.write(str(os.getpid()))
-            return lock
+            return
         except FileExistsError:
             try:
                 owner = int(lock.read_text(encoding="utf-8").strip() or 0)

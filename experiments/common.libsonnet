@@ -23,6 +23,11 @@
 
   // ELMo as a token embedder: `lambda` becomes an L2 penalty on the mixing weights through
   // `regularizer` below; `num_output_representations` > 1 gives independent mixes of ONE pass.
+  // `dropout` is ELMo's own, on every mix. A task model that already drops out each ELMo mix it
+  // reads (NER, SNLI and coref drop out their whole embedded input at 0.5) sets it to 0: both
+  // together kept about a quarter of ELMo's units and ELMo fell behind the baseline on NER and
+  // SNLI (docs/RESULTS.md, "Why ELMo hurt"). SST-5 keeps 0.5 (its output mix gets no other
+  // dropout), SQuAD the paper's 0.5 (its model drops out at 0.2 only), SRL 0.1 (no other dropout).
   elmo_embedder(num_output_representations=1, dropout=0.5, do_layer_norm=false):: {
     type: 'fast_elmo',
     options_file: $.elmo_options,

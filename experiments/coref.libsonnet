@@ -7,7 +7,7 @@
 // and antecedent scorers, 20-d features, max span width 10, lambda = 0.4 spans per word,
 // K = 250 antecedents, lexical dropout 0.5, Adam 1e-3 decayed by 0.999 every 100 steps,
 // gradient clipping 5, one document per batch, documents cut to 50 sentences in training.
-// ELMo at the input only (dropout 0.5).  Metric: the average of MUC, B-cubed and CEAF-phi4 F1
+// ELMo at the input only.  Metric: the average of MUC, B-cubed and CEAF-phi4 F1
 // with the CoNLL-2012 scorer's semantics (coref_f1).
 //
 // Deviations here:
@@ -73,7 +73,7 @@ local reader(elmo, max_sentences) = {
               ngram_filter_sizes: [3, 4, 5],
             },
           },
-        } + (if elmo then { elmo: common.elmo_embedder(1, dropout=0.5) } else {}),
+        } + (if elmo then { elmo: common.elmo_embedder(1, dropout=0.0) } else {}),  // see common.elmo_embedder
       },
       // No input sizes: the model derives them from the embedder (ELMo's width comes from the biLM).
       context_layer: {

@@ -71,7 +71,7 @@ local hidden = 200;
               conv_layer_activation: 'relu',
             },
           },
-        } + (if elmo then { elmo: common.elmo_embedder(1) } else {}),
+        } + (if elmo then { elmo: common.elmo_embedder(1, dropout=0.0) } else {}),  // see common.elmo_embedder
       },
       // No input_size: the model takes it from the embedder (ELMo's width depends on the biLM).
       encoder: {

@@ -57,7 +57,7 @@ local snli_dir = common.shared_data + '/snli/';
       elmo_at_output: elmo && elmo_at_output,
       text_field_embedder: {
         token_embedders: { tokens: { type: 'embedding', embedding_dim: dim, trainable: true } }
-                         + (if elmo then { elmo: common.elmo_embedder(if elmo_at_output then 2 else 1) } else {}),
+                         + (if elmo then { elmo: common.elmo_embedder(if elmo_at_output then 2 else 1, dropout=0.0) } else {}),
       },
       encoder: { type: 'lstm', hidden_size: dim, bidirectional: true },
       projection_feedforward: { hidden_dims: dim, num_layers: 1, activations: 'relu' },

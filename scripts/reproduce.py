@@ -27,7 +27,11 @@ set everything by hand.
 
 A finished run made with the same settings is reused (for an ELMo run the settings include the
 sha256 of the biLM weights it read), from its run directory or, when that is gone (``runs/`` is
-scratch space), from its record in the records directory; a run that was interrupted is resumed with
+scratch space), from its record in the records directory; so is the run of another variant of the task
+that trained the very same model (same resolved config, biLM and seed: e.g. an analysis variant
+whose overrides a config file has since adopted), whose record is copied with ``trained_as`` naming
+it. Records that the current config files or shipped biLM would not reuse are marked † in the
+report. A run that was interrupted is resumed with
 ``allennlp train --recover``; a run that fails is reported and the others go on (exit status 1
 at the end). Progress (which run, how many are left, elapsed and estimated time) goes to stdout.
 """
@@ -352,8 +356,7 @@ def _previous_setting(previous: Dict[str, Any], key: str, settings: Dict[str, An
     if key == "config":  # records of the first reproduce.py: it was always the variant's file
         return settings[key]
     if key == "config_sha256":  # records made before the fingerprint: from the config they recorded, if any
-        resolved = previous.get("config_resolved")
-        return config_fingerprint(resolved) if resolved else settings[key]
+        return recorded_fingerprint(previous) or settings[key]
     return {}  # e.g. "env", absent from the first reproduce.py's records
 
 
@@ -383,6 +386,33 @@ def recorded_run(
     if record.get("record_version") != RECORD_VERSION or not _same_settings(record, settings):
         return None
     return record
+
+
+# What decides the model a run trains besides its resolved config (config_sha256) and seed.
+_TWIN_KEYS = ("config_sha256", "data", "env", "bilm_weights_sha256", "bilm_finetuning", "train_share")
+
+
+def twin_record(plan: "Plan", task: str, variant: str, name: str, settings: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The record of a finished run of any variant of ``task``, with the same run name (seed and split),
+    that trained the very model ``settings`` ask for: e.g. an analysis variant whose overrides the config
+    file has since adopted, or one whose overrides equal the config. Reusing it saves a whole training."""
+    for record_file in sorted((plan.records_dir / task).glob(f"*/{name}.json")):
+        record = json.loads(record_file.read_text())
+        if record.get("record_version") != RECORD_VERSION:
+            continue
+        if record["variant"] == variant and "trained_as" not in record:
+            continue  # the variant's own run: reused through its run directory or record (or resumed) instead
+        recorded = {**record, "config_sha256": recorded_fingerprint(record)}
+        if all(recorded.get(key) == settings.get(key) for key in _TWIN_KEYS):
+            return record
+    return None
+
+
+def recorded_fingerprint(record: Dict[str, Any]) -> Optional[str]:
+    """The config fingerprint of a record (computed from its resolved config for records made before it)."""
+    if record.get("config_sha256"):
+        return record["config_sha256"]
+    return config_fingerprint(record["config_resolved"]) if record.get("config_resolved") else None
 
 
 def _validation_curve(run_dir: Path, metric: str) -> List[float]:
@@ -468,6 +498,11 @@ def run_one(
     if recorded is not None:
         progress.reused(f"{task} {variant_name} {name} (from its record in {plan.records_dir}; no run directory)")
         return recorded
+    twin = None if args.force else twin_record(plan, task, variant_name, name, settings)
+    if twin is not None:
+        trained_as = twin.get("trained_as") or f"{twin['variant']}/{name}"
+        progress.reused(f"{task} {variant_name} {name} (trained as {trained_as}: the same resolved config and seed)")
+        return _save_record({**twin, "variant": variant_name, "trained_as": trained_as}, plan)
     if args.reuse_only:
         progress.skipped(f"{task} {variant_name} {name}")
         return None
@@ -565,7 +600,12 @@ def _save(record: Dict[str, Any], run_dir: Path, plan: Plan) -> Dict[str, Any]:
     """Writes the record into the run directory and, under its budget, into the records directory."""
     record = {**record, "budget": plan.budget}
     (run_dir / "record.json").write_text(json.dumps(record, indent=2))
-    copy = plan.records_dir / record["task"] / record["variant"] / f"{run_dir.name}.json"
+    return _save_record(record, plan)
+
+
+def _save_record(record: Dict[str, Any], plan: Plan) -> Dict[str, Any]:
+    """Writes the record into the records directory."""
+    copy = plan.records_dir / record["task"] / record["variant"] / f"{record['run_name']}.json"
     copy.parent.mkdir(parents=True, exist_ok=True)
     copy.write_text(json.dumps(record, indent=2) + "\n")
     return record
@@ -699,6 +739,27 @@ def _results_path(args: argparse.Namespace) -> Path:
     return Path(args.runs_dir) / "RESULTS.md"
 
 
+def mark_outdated(plan: Plan, records: List[Dict[str, Any]]) -> None:
+    """Sets ``outdated`` on each record whose run the current config files or shipped biLM would not
+    reuse: its config fingerprint or biLM sha256 differs from what its variant resolves to today (or the
+    variant is gone), so the report can say which results predate a change."""
+    current: Dict[Tuple[str, str, Optional[str]], Optional[Dict[str, Any]]] = {}
+    for record in records:
+        key = (record["task"], record["variant"], record.get("split"))
+        if key not in current:
+            known = variants(record["task"], True, plan.budget, sample_efficiency=True)
+            try:
+                current[key] = plan.settings(key[0], known[key[1]], key[2]) if key[1] in known else None
+            except RunFailed:
+                current[key] = None
+        settings = current[key]
+        recorded = {
+            "config_sha256": recorded_fingerprint(record),
+            "bilm_weights_sha256": record.get("bilm_weights_sha256"),
+        }
+        record["outdated"] = settings is None or any(value != settings.get(name) for name, value in recorded.items())
+
+
 def planned_runs(plan: Plan, tasks: List[str]) -> List[Tuple[str, str, int, Optional[str]]]:
     """``(task, variant, seed index, split)`` of every run an invocation asks for, in running order."""
     args = plan.args
@@ -730,6 +791,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 print(f"    FAILED {failures[-1]}", flush=True)
     results = _results_path(args)
     records = reproduction_report.load_records(plan.records_dir)
+    if plan.budget is not None:
+        mark_outdated(plan, records)
     reproduction_report.write_report(records, results, budget=args.budget)
     asked = "report only" if args.report_only else f"{len(jobs)} runs asked, {len(failures)} failed"
     print(f"reproduce: {asked}; {len(records)} records -> {results}")

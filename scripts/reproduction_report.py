@@ -43,6 +43,20 @@ def mean_std(values: List[float]) -> str:
     return f"{statistics.mean(values):.2f} ± {statistics.stdev(values):.2f}"
 
 
+# Marks a result with runs made with an earlier config or biLM than the current (see ``outdated`` in a record).
+OUTDATED_MARK = " †"
+OUTDATED_NOTE = (
+    "†: some of these runs were made with an earlier config or biLM than the current ones (each record holds the "
+    "config and the biLM weights' sha256 it ran with); `scripts/reproduce.py TASK --budget BUDGET` (with "
+    "`--analyses` for an analysis variant) retrains exactly those runs."
+)
+
+
+def marked(text: str, rows: List[Record]) -> str:
+    """``text`` with the outdated mark if any of ``rows`` is outdated."""
+    return text + OUTDATED_MARK if any(row.get("outdated") for row in rows) else text
+
+
 def error_reduction(baseline: float, elmo: float) -> float:
     """The paper's relative error reduction, in percent: (elmo - baseline) / (100 - baseline)."""
     return 100.0 * (elmo - baseline) / (100.0 - baseline)
@@ -135,10 +149,11 @@ def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
         base, elmo = (cross_validated_per_seed(records, task, v) for v in ("baseline", "elmo"))
         cross_validated = bool(base and elmo)  # both on the same footing, or both on the default split
         elmo_records = [r for r in records if r["task"] == task and r["variant"] == "elmo"]
+        base_records = [r for r in records if r["task"] == task and r["variant"] == "baseline"]
         if not cross_validated:
             groups = _by_variant(records, task)
             base, elmo = _values(groups.get("baseline", [])), _values(groups.get("elmo", []))
-            elmo_records = groups.get("elmo", [])
+            elmo_records, base_records = groups.get("elmo", []), groups.get("baseline", [])
         bilms = ", ".join(f"`{sha}`" for sha in sorted({r.get("bilm_weights_sha256") or "?" for r in elmo_records}))
         paper = spec["paper"]
         ours = f"{error_reduction(statistics.mean(base), statistics.mean(elmo)):.1f}%" if base and elmo else "–"
@@ -150,7 +165,8 @@ def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
             trained_on += f"; test {spec['split']['label']} {spec['split']['default']} only"
         lines.append(
             f"| {spec['name']} | {spec['metric_name']} | {paper['baseline']} | {paper['elmo']} | "
-            f"{error_reduction(paper['baseline'], paper['elmo']):.1f}% | {mean_std(base)} | {mean_std(elmo)} | "
+            f"{error_reduction(paper['baseline'], paper['elmo']):.1f}% | {marked(mean_std(base), base_records)} | "
+            f"{marked(mean_std(elmo), elmo_records)} | "
             f"{ours} | {seeds} | {bilms} | {trained_on} |"
         )
     named = [f"`{sha}`: {name}" for sha, name in BILM_NAMES.items() if any(sha in line for line in lines)]
@@ -161,34 +177,35 @@ def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
         + ("; " + "; ".join(named) if named else "")
         + ".",
     ]
+    if any(OUTDATED_MARK in line for line in lines):
+        lines += ["", OUTDATED_NOTE]
     return lines
 
 
 def analysis_table(records: List[Record], table: str, paper: Dict[str, Dict[str, float]]) -> List[str]:
     """Best validation metric (mean ± std over seeds) of the variants of one analysis, per task."""
     columns: List[str] = []
-    rows: Dict[str, Dict[str, List[float]]] = {}
+    rows: Dict[str, Dict[str, List[Record]]] = {}
     for task, spec in TASKS.items():
         groups = _by_variant(records, task)
         found = {
-            analysis["label"]: _values(groups[name], "best_validation")
+            analysis["label"]: groups[name]
             for name, analysis in spec["analyses"].items()
             if analysis["table"] == table and groups.get(name)
         }
         if not found:
             continue
-        found = {
-            "baseline": _values(groups.get("baseline", []), "best_validation"),
-            "ELMo as configured": _values(groups.get("elmo", []), "best_validation"),
-            **found,
-        }
+        found = {"baseline": groups.get("baseline", []), "ELMo as configured": groups.get("elmo", []), **found}
         rows[f"{spec['name']} (ELMo at {spec['elmo_at']})"] = found
         columns += [c for c in found if c not in columns]
     if not rows:
         return ["No runs of these variants yet (`scripts/reproduce.py TASK --budget mini --analyses`)."]
     lines = ["| Task | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for name, found in rows.items():
-        lines.append(f"| {name} | " + " | ".join(mean_std(found.get(c, [])) for c in columns) + " |")
+        cells = [marked(mean_std(_values(found.get(c, []), "best_validation")), found.get(c, [])) for c in columns]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    if any(OUTDATED_MARK in line for line in lines):
+        lines += ["", OUTDATED_NOTE]
     if not paper:
         return lines
     lines += ["", "The paper's numbers (development sets) for the tasks it reports:", ""]
@@ -247,9 +264,12 @@ def task_section(task: str, records: List[Record], records_link: str) -> List[st
         minutes = statistics.mean(r.get("train_seconds", 0.0) for r in rows) / 60
         per_seed = ", ".join(f"{v:.2f}" for v in _values(rows))
         lines.append(
-            f"| {variant} | {_training_files(rows)} | {len(rows)} | {mean_std(_values(rows))} | {per_seed} | "
+            f"| {variant} | {_training_files(rows)} | {len(rows)} | {marked(mean_std(_values(rows)), rows)} | "
+            f"{per_seed} | "
             f"{mean_std(_values(rows, 'best_validation'))} | {minutes:.1f} min |"
         )
+    if any(row.get("outdated") for rows in groups.values() for row in rows):
+        lines += ["", OUTDATED_NOTE]
     also = spec.get("also_report", {})
     if also:
         lines += ["", "| Variant | " + " | ".join(f"Test {label}" for label in also.values()) + " |"]
@@ -375,10 +395,11 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
         "",
         "### Why ELMo hurt (SNLI, NER): what was tried",
         "",
-        "ELMo variants on each task's validation data (`--analyses`): no dropout inside ELMo (the task model "
-        "already drops out its whole embedded input, so ELMo's own dropout dropped its features out twice), "
-        "layer norm on the biLM layers, twice the epochs, and a biLM first fine-tuned on the task's training "
-        "text (the paper's appendix; its command is the first of each run's record).",
+        "ELMo variants on each task's validation data (`--analyses`): ELMo's own dropout 0.5 on top of the task "
+        "model's dropout of its whole embedded input (the earlier configs, which dropped ELMo's features out "
+        'twice; "ELMo as configured" now has no dropout inside ELMo), layer norm on the biLM layers, twice '
+        "the epochs, and a biLM first fine-tuned on the task's training text (the paper's appendix; its command "
+        "is the first of each run's record).",
         "",
         *analysis_table(records, "diagnosis", {}),
         "",

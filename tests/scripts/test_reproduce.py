@@ -183,6 +183,51 @@ def test_a_run_made_before_an_edit_to_its_config_is_not_reused(smoke, tmp_path, 
     assert "skipped (--reuse-only): ner elmo seed0" in capsys.readouterr().out
 
 
+def test_a_variant_that_trains_the_same_model_as_another_reuses_its_run(smoke, tmp_path, monkeypatch, capsys):
+    runs, _ = smoke
+    shutil.copytree(runs / "records" / "sst5", tmp_path / "records" / "sst5")
+    # SST-5's config already has lambda = 0.001, so the Table 2 variant with that lambda is the elmo run.
+    asked = ("sst5", "--budget", "smoke", "--runs-dir", str(tmp_path), "--reuse-only", "--analyses")
+    capsys.readouterr()
+    assert _main(*asked, "--variants", "elmo_lambda0.001", "elmo_top_layer") == 0
+    out = capsys.readouterr().out
+    assert "reusing sst5 elmo_lambda0.001 seed0 (trained as elmo/seed0: the same resolved config and seed)" in out
+    assert "skipped (--reuse-only): sst5 elmo_top_layer seed0" in out
+    elmo = json.loads((tmp_path / "records" / "sst5" / "elmo" / "seed0.json").read_text())
+    twin = json.loads((tmp_path / "records" / "sst5" / "elmo_lambda0.001" / "seed0.json").read_text())
+    assert twin["variant"] == "elmo_lambda0.001" and twin["trained_as"] == "elmo/seed0"
+    assert twin["value"] == elmo["value"] and twin["commands"] == elmo["commands"]
+    assert not (tmp_path / "sst5" / "elmo_lambda0.001").exists()  # nothing trained
+    # Another biLM: the elmo run did not train that model, so it is not reused.
+    shutil.rmtree(tmp_path / "records" / "sst5" / "elmo_lambda0.001")
+    monkeypatch.setattr(reproduce, "bilm_weights_sha256", lambda: "another biLM")
+    assert _main(*asked, "--variants", "elmo_lambda0.001") == 0
+    assert "skipped (--reuse-only): sst5 elmo_lambda0.001 seed0" in capsys.readouterr().out
+
+
+def test_the_report_marks_results_made_with_an_earlier_config(smoke, tmp_path, monkeypatch):
+    runs, _ = smoke
+    shutil.copytree(runs / "records" / "ner", tmp_path / "records" / "ner")
+    asked = ("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--report-only")
+    assert _main(*asked) == 0
+    assert report.OUTDATED_MARK not in (tmp_path / "RESULTS.md").read_text()
+    original = reproduce.resolved_config
+
+    def edited(*args, **kwargs):  # as if ELMo's dropout had been edited in the config files since the runs
+        config = original(*args, **kwargs)
+        embedders = config["model"]["text_field_embedder"]["token_embedders"]
+        if "elmo" in embedders:
+            embedders["elmo"]["dropout"] = 0.25
+        return config
+
+    monkeypatch.setattr(reproduce, "resolved_config", edited)
+    assert _main(*asked) == 0
+    ner = next(line for line in (tmp_path / "RESULTS.md").read_text().splitlines() if line.startswith("| NER |"))
+    baseline, elmo = ner.split(" | ")[5:7]
+    assert not baseline.endswith(report.OUTDATED_MARK) and elmo.endswith(report.OUTDATED_MARK)
+    assert report.OUTDATED_NOTE in (tmp_path / "RESULTS.md").read_text()
+
+
 def test_a_run_that_another_process_is_training_fails_and_the_others_go_on(smoke, tmp_path, capsys):
     import subprocess
 

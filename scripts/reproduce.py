@@ -355,8 +355,8 @@ def _previous_setting(previous: Dict[str, Any], key: str, settings: Dict[str, An
         return previous[key]
     if key == "config":  # records of the first reproduce.py: it was always the variant's file
         return settings[key]
-    if key == "config_sha256":  # records made before the fingerprint: from the config they recorded, if any
-        return recorded_fingerprint(previous) or settings[key]
+    if key == "config_sha256":  # made before the fingerprint: from the config they recorded; none: not the same
+        return recorded_fingerprint(previous)
     return {}  # e.g. "env", absent from the first reproduce.py's records
 
 
@@ -520,6 +520,8 @@ def run_one(
         settings_file = run_dir.parent / f"{name}.settings.json"  # outside: allennlp wants a new run_dir
         archive = run_dir / "model.tar.gz"
         saved = json.loads(settings_file.read_text()) if settings_file.exists() else None
+        if saved is not None and "config_sha256" not in saved and (run_dir / "config.json").exists():
+            saved["config_resolved"] = json.loads((run_dir / "config.json").read_text())  # what it trained with
         same_unfinished = not args.force and saved is not None and _same_settings(saved, settings)
         train_s = 0.0
         if same_unfinished and archive.exists():

@@ -183,6 +183,37 @@ def test_a_run_made_before_an_edit_to_its_config_is_not_reused(smoke, tmp_path, 
     assert "skipped (--reuse-only): ner elmo seed0" in capsys.readouterr().out
 
 
+def test_a_trained_run_from_before_the_fingerprint_is_checked_against_the_config_it_trained(
+    smoke, tmp_path, monkeypatch, capsys
+):
+    runs, _ = smoke
+    shutil.copytree(runs / "ner", tmp_path / "ner")
+    run_dir = tmp_path / "ner" / "elmo" / "seed0"
+    for name in ("record.json", "test_metrics.json"):  # trained and archived, not yet evaluated
+        (run_dir / name).unlink()
+    settings_file = tmp_path / "ner" / "elmo" / "seed0.settings.json"
+    legacy = {key: value for key, value in json.loads(settings_file.read_text()).items() if key != "config_sha256"}
+    asked = ("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "elmo")
+    settings_file.write_text(json.dumps(legacy))
+    capsys.readouterr()
+    assert _main(*asked) == 0  # its config.json is what the config resolves to today: evaluated, not trained
+    assert "trained already, evaluating" in capsys.readouterr().out
+    for name in ("record.json", "test_metrics.json"):
+        (run_dir / name).unlink()
+    settings_file.write_text(json.dumps(legacy))
+    original = reproduce.resolved_config
+
+    def edited(*args, **kwargs):  # the config file edited since that run trained
+        config = original(*args, **kwargs)
+        config["model"]["text_field_embedder"]["token_embedders"]["elmo"]["dropout"] = 0.25
+        return config
+
+    monkeypatch.setattr(reproduce, "resolved_config", edited)
+    assert _main(*asked) == 0
+    out = capsys.readouterr().out
+    assert "trained already" not in out and "made with other settings or forced, training from scratch" in out
+
+
 def test_a_variant_that_trains_the_same_model_as_another_reuses_its_run(smoke, tmp_path, monkeypatch, capsys):
     runs, _ = smoke
     shutil.copytree(runs / "records" / "sst5", tmp_path / "records" / "sst5")

@@ -25,6 +25,8 @@
 //   (AllenNLP's SelfAttentiveSpanExtractor).
 // - Learning-rate decay 0.999 every 100 steps becomes 0.997 per epoch (AllenNLP's exponential
 //   schedule steps once per epoch; an epoch here is about 310 documents or pieces).
+// - No dropout inside ELMo (the paper: 0.5): the lexical dropout already drops out ELMo's
+//   features with the word vectors, and dropped out twice ELMo fell behind on NER and SNLI.
 local common = import 'common.libsonnet';
 
 local data = if common.full_data then {

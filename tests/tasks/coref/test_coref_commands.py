@@ -148,7 +148,8 @@ def test_full_config_is_the_paper_recipe_on_split_dev():
     assert (model["max_span_width"], model["spans_per_word"], model["lexical_dropout"]) == (10, 0.4, 0.5)
     assert model["context_layer"]["hidden_size"] == 200
     assert model["mention_feedforward"]["hidden_dims"] == model["antecedent_feedforward"]["hidden_dims"] == 150
-    assert model["text_field_embedder"]["token_embedders"]["elmo"]["dropout"] == 0.5
+    # The paper's 0.5 is left to the lexical dropout, which drops out ELMo too (see coref.libsonnet).
+    assert model["text_field_embedder"]["token_embedders"]["elmo"]["dropout"] == 0.0
     assert config["trainer"]["optimizer"] == {"type": "adam", "lr": 0.001}
     assert config["trainer"]["grad_norm"] == 5.0 and config["data_loader"]["batch_size"] == 1
 

@@ -524,7 +524,8 @@ def run_one(
             saved["config_resolved"] = json.loads((run_dir / "config.json").read_text())  # what it trained with
         same_unfinished = not args.force and saved is not None and _same_settings(saved, settings)
         train_s = 0.0
-        if same_unfinished and archive.exists():
+        # metrics.json comes at the end of training: an archive without it is the best epoch of an interrupted run
+        if same_unfinished and archive.exists() and (run_dir / "metrics.json").exists():
             print(f"    {run_dir}: trained already, evaluating", flush=True)
         else:
             if same_unfinished and any(run_dir.glob("*_state_e*.th")):

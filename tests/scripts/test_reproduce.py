@@ -116,6 +116,20 @@ def test_an_interrupted_run_resumes_with_recover(smoke, capsys):
     assert json.loads((run_dir / "record.json").read_text())["value"] == pytest.approx(value)
 
 
+def test_the_archive_of_an_interrupted_run_is_not_taken_for_a_finished_run(smoke, tmp_path, capsys):
+    runs, _ = smoke
+    shutil.copytree(runs / "ner", tmp_path / "ner")
+    run_dir = tmp_path / "ner" / "baseline" / "seed0"
+    # allennlp archives the best epoch so far when training is interrupted; only a finished run has metrics.json.
+    for name in ("metrics.json", "record.json", "test_metrics.json"):
+        (run_dir / name).unlink()
+    capsys.readouterr()
+    assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline") == 0
+    out = capsys.readouterr().out
+    assert "interrupted, resuming (--recover)" in out and "trained already" not in out
+    assert (run_dir / "metrics.json").exists()
+
+
 def test_the_same_seed_twice_gives_the_same_metrics(smoke, tmp_path):
     runs, _ = smoke
     assert _main("ner", "snli", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "elmo") == 0

@@ -159,10 +159,11 @@ TASKS: Dict[str, Dict[str, Any]] = {
             "paper": {**PAPER, "sample_shares": [0.001, 0.01, 0.1]},
         },
         "trained_on": {"mini": "SNLI dev minus a held-out tenth (8.9k pairs)", "paper": "SNLI dev minus a tenth"},
-        "diagnosis_note": "without ELMo's own dropout, ELMo did best on the held-out tenth over three seeds; layer "
-        "norm, twice the epochs and the fine-tuned biLM stayed within a seed's noise of the configured ELMo, and "
-        "ELMo at the output too did worse. The config still has ELMo's dropout 0.5: the same double dropout is in "
-        "other tasks' configs, to be fixed in all of them at once and every ELMo run trained again.",
+        "diagnosis_note": "the cause was ELMo's own dropout on top of ESIM's input dropout (the earlier config): "
+        "without it ELMo leads the baseline on the held-out tenth and on test over three seeds, and the config now "
+        "has none. On that config, one seed each, layer norm, the biLM fine-tuned on the training pairs and ELMo at "
+        "the output too stayed within a seed's noise of it, so the config keeps the simpler recipe (ELMo at the "
+        "input only, no layer norm, the shipped biLM).",
         "note": "Trained on SNLI dev minus a held-out tenth (model selection on that tenth); the full SNLI training "
         "set was not available, so absolute numbers are not comparable with the paper's.",
     },
@@ -283,11 +284,13 @@ TASKS: Dict[str, Dict[str, Any]] = {
             "paper": PAPER,
         },
         "trained_on": {"mini": "eng.train (14,041 sentences), 30 epochs", "paper": "eng.train"},
-        "diagnosis_note": "the configured ELMo led the baseline on eng.testa for the first epochs, then stalled below "
-        "it while its learned scale (gamma) shrank to about 0.25: its features were dropped out twice (ELMo's own "
-        "dropout, then the tagger's input dropout). Without ELMo's own dropout it led the baseline on eng.testa over "
-        "three seeds (on eng.testb within seed noise); layer norm did not help. The config keeps the dropout until "
-        "every task is re-run with the fix (see SNLI).",
+        "diagnosis_note": "with ELMo's own dropout on top of the tagger's input dropout (the earlier config) ELMo "
+        "fell behind the baseline while its learned scale (gamma) shrank to about 0.25. Without it (the config now) "
+        "ELMo leads on eng.testa on average (on two seeds of three) but not on eng.testb, once the baseline trains to "
+        "convergence "
+        "(30 epochs: its best epochs were 25 to 28, ELMo's 15 to 19). ELMo from this biLM speeds learning (about 68 "
+        "F1 on eng.testa after one epoch against 46) more than it raises the ceiling. The rows marked † are from "
+        "20-epoch runs.",
         "note": "Trained on eng.train, model selection on eng.testa; no pretrained word vectors (GloVe is not "
         "available here) and fewer epochs than the paper (see experiments/ner.libsonnet).",
     },

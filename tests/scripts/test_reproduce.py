@@ -255,7 +255,7 @@ def test_the_report_marks_results_made_with_an_earlier_config(smoke, tmp_path, m
     shutil.copytree(runs / "records" / "ner", tmp_path / "records" / "ner")
     asked = ("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--report-only")
     assert _main(*asked) == 0
-    assert report.OUTDATED_MARK not in (tmp_path / "RESULTS.md").read_text()
+    assert report.OUTDATED_NOTE not in (tmp_path / "RESULTS.md").read_text()
     original = reproduce.resolved_config
 
     def edited(*args, **kwargs):  # as if ELMo's dropout had been edited in the config files since the runs

@@ -87,7 +87,7 @@ local bigru = { type: 'gru', hidden_size: gru, bidirectional: true };
           tokens: { type: 'embedding', embedding_dim: word_dim, trainable: true },
           token_characters: {
             type: 'character_encoding',
-            embedding: { embedding_dim: char_dim },
+            embedding: { embedding_dim: char_dim, vocab_namespace: 'token_characters' },
             encoder: {
               type: 'cnn',
               embedding_dim: char_dim,

@@ -474,6 +474,16 @@ def build_record(
     }
 
 
+def _train_seconds(spent_file: Path, seconds: Optional[float], restart: bool) -> float:
+    """The wall time of every training invocation of one run, kept beside it, so that a run resumed after an
+    interruption records its whole training time and not only the last part; ``seconds`` adds one."""
+    spent = [] if restart or not spent_file.exists() else json.loads(spent_file.read_text())
+    if seconds is not None:
+        spent.append(round(seconds, 1))
+        spent_file.write_text(json.dumps(spent))
+    return sum(spent)
+
+
 def run_one(
     plan: Plan, task: str, variant_name: str, k: int, split: Optional[str], progress: "Progress"
 ) -> Optional[Dict[str, Any]]:
@@ -523,12 +533,14 @@ def run_one(
         if saved is not None and "config_sha256" not in saved and (run_dir / "config.json").exists():
             saved["config_resolved"] = json.loads((run_dir / "config.json").read_text())  # what it trained with
         same_unfinished = not args.force and saved is not None and _same_settings(saved, settings)
-        train_s = 0.0
+        spent_file = run_dir.parent / f"{name}.train_seconds.json"
         # metrics.json comes at the end of training: an archive without it is the best epoch of an interrupted run
         if same_unfinished and archive.exists() and (run_dir / "metrics.json").exists():
             print(f"    {run_dir}: trained already, evaluating", flush=True)
+            train_s = _train_seconds(spent_file, None, restart=False)
         else:
-            if same_unfinished and any(run_dir.glob("*_state_e*.th")):
+            resuming = same_unfinished and any(run_dir.glob("*_state_e*.th"))
+            if resuming:
                 print(f"    {run_dir}: interrupted, resuming (--recover)", flush=True)
                 train.append("--recover")
             elif run_dir.exists():  # forced, or made with other settings: start again
@@ -536,7 +548,8 @@ def run_one(
                 train.append("-f")
             run_dir.parent.mkdir(parents=True, exist_ok=True)
             settings_file.write_text(json.dumps(settings, indent=2))
-            train_s = _run(env, train, run_dir.parent / f"{name}.train.log", args.in_process)
+            seconds = _run(env, train, run_dir.parent / f"{name}.train.log", args.in_process)
+            train_s = _train_seconds(spent_file, seconds, restart=not resuming)
         commit = _git_commit()
         started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         commands, eval_s = [*finetuning, _shown(env, train)], 0.0

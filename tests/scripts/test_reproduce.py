@@ -105,7 +105,8 @@ def test_finished_runs_are_reused(smoke, capsys):
 def test_an_interrupted_run_resumes_with_recover(smoke, capsys):
     runs, _ = smoke
     run_dir = runs / "sst5" / "baseline" / "seed0"
-    value = json.loads((run_dir / "record.json").read_text())["value"]
+    first = json.loads((run_dir / "record.json").read_text())
+    value = first["value"]
     for name in ("model.tar.gz", "record.json", "test_metrics.json"):  # as if killed before archiving
         (run_dir / name).unlink()
     assert list(run_dir.glob("*_state_e*.th"))
@@ -113,7 +114,12 @@ def test_an_interrupted_run_resumes_with_recover(smoke, capsys):
     assert _main("sst5", "--budget", "smoke", "--runs-dir", str(runs), "--variants", "baseline") == 0
     out = capsys.readouterr().out
     assert "interrupted, resuming (--recover)" in out and "--recover" in out
-    assert json.loads((run_dir / "record.json").read_text())["value"] == pytest.approx(value)
+    resumed = json.loads((run_dir / "record.json").read_text())
+    assert resumed["value"] == pytest.approx(value)
+    # the record counts the first training too, not only the resumed part
+    spent = json.loads((run_dir.parent / "seed0.train_seconds.json").read_text())
+    assert len(spent) == 2 and spent[0] == first["train_seconds"] and spent[1] > 0
+    assert resumed["train_seconds"] == pytest.approx(sum(spent))
 
 
 def test_the_archive_of_an_interrupted_run_is_not_taken_for_a_finished_run(smoke, tmp_path, capsys):

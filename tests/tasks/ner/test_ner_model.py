@@ -1,11 +1,12 @@
 """The BiLSTM-CRF tagger: wiring from config, learning on a tiny batch, predictions with spans."""
 
-from typing import List
+from typing import Dict, List
 
 import pytest
 import torch
 from allennlp.common import Params
 from allennlp.data import Batch, Instance, Vocabulary
+from allennlp.data.vocabulary import DEFAULT_OOV_TOKEN
 from allennlp.data.dataset_readers import Conll2003DatasetReader
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIndexer
 from allennlp.models import Model
@@ -188,6 +189,30 @@ def test_one_override_changes_one_size(tmp_path):
     vocab = Vocabulary.from_instances(_instances(_reader(), TRAIN))
     model = Model.from_params(vocab=vocab, params=Params.from_file(config)["model"])
     assert model.encoder.get_input_dim() == 8 + 8
+
+
+def test_config_trains_the_unknown_word_vector(tmp_path):
+    """Words seen once in training share the unknown-word vector, so training updates it: with every
+    training word in the vocabulary it kept its random initial values, and the words of the test file
+    that training never saw were tagged from an arbitrary vector that differed with the seed."""
+    config = Params.from_file(write_tiny_config("ner_elmo.jsonnet", TINY_NER, tmp_path))
+    instances = _instances(_reader(), TRAIN)
+    vocab = Vocabulary.from_params(config.pop("vocabulary"), instances=instances)
+    counts: Dict[str, int] = {}
+    for instance in instances:
+        for token in instance["tokens"].tokens:
+            counts[token.text.lower()] = counts.get(token.text.lower(), 0) + 1
+    unknown = vocab.get_token_index(DEFAULT_OOV_TOKEN, "tokens")
+    once = [word for word, count in counts.items() if count == 1]
+    more = [word for word, count in counts.items() if count > 1]
+    assert once and more
+    assert all(vocab.get_token_index(word, "tokens") == unknown for word in once)
+    assert all(vocab.get_token_index(word, "tokens") != unknown for word in more)
+
+    model = Model.from_params(vocab=vocab, params=_model_params(elmo=False))
+    embedding = model.text_field_embedder.token_embedder_tokens.weight
+    _loss(model, instances, vocab).backward()
+    assert embedding.grad[unknown].abs().sum() > 0
 
 
 class TestElmoCrfTaggerModelCase(ExperimentModelTestCase):

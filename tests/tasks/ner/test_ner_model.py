@@ -6,9 +6,9 @@ import pytest
 import torch
 from allennlp.common import Params
 from allennlp.data import Batch, Instance, Vocabulary
-from allennlp.data.vocabulary import DEFAULT_OOV_TOKEN
 from allennlp.data.dataset_readers import Conll2003DatasetReader
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIndexer
+from allennlp.data.vocabulary import DEFAULT_OOV_TOKEN
 from allennlp.models import Model
 
 from elmo_tasks.tasks.ner import ElmoCrfTagger, NerTaggerPredictor

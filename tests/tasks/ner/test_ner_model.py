@@ -1,6 +1,7 @@
 """The BiLSTM-CRF tagger: wiring from config, learning on a tiny batch, predictions with spans."""
 
-from typing import Dict, List
+from collections import Counter
+from typing import List
 
 import pytest
 import torch
@@ -198,10 +199,7 @@ def test_config_trains_the_unknown_word_vector(tmp_path):
     config = Params.from_file(write_tiny_config("ner_elmo.jsonnet", TINY_NER, tmp_path))
     instances = _instances(_reader(), TRAIN)
     vocab = Vocabulary.from_params(config.pop("vocabulary"), instances=instances)
-    counts: Dict[str, int] = {}
-    for instance in instances:
-        for token in instance["tokens"].tokens:
-            counts[token.text.lower()] = counts.get(token.text.lower(), 0) + 1
+    counts = Counter(token.text.lower() for instance in instances for token in instance["tokens"].tokens)
     unknown = vocab.get_token_index(DEFAULT_OOV_TOKEN, "tokens")
     once = [word for word, count in counts.items() if count == 1]
     more = [word for word, count in counts.items() if count > 1]

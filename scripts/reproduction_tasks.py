@@ -285,7 +285,8 @@ TASKS: Dict[str, Dict[str, Any]] = {
         },
         "trained_on": {"mini": "eng.train (14,041 sentences), 30 epochs", "paper": "eng.train"},
         "diagnosis_note": "two config changes made ELMo lead. (1) ELMo's own dropout on top of the tagger's input "
-        "dropout dropped ELMo out twice (the row 'ELMo's own dropout 0.5 too'); the config now has none. (2) The "
+        "dropout dropped ELMo out twice (the row 'ELMo's own dropout 0.5 too': 90.21 on eng.testa against 90.83 "
+        "for the same seed without it); the config now has none. (2) The "
         "unknown-word vector: with every eng.train word in the vocabulary it was never trained, and the 11% of "
         "eng.testb tokens unseen in training (7.5% of eng.testa) were tagged from its random initial values. Test F1 "
         "then spread over 5 points across seeds (baseline 76.84 to 81.96) and ELMo did not lead on eng.testb (79.58 "

@@ -9,12 +9,26 @@ tests work from any directory.
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, Tuple
 
 from allennlp.common import Params
 from allennlp.common.testing import ModelTestCase
+from allennlp.data import DatasetReader, Vocabulary
+from allennlp.models import Model
 
 from tests.conftest import ROOT
+
+
+def build_fixture_model(experiment: str, sentences: int = 20) -> Tuple[Model, Vocabulary]:
+    """The experiment's model as its config builds it (vocabulary settings included) from the first
+    ``sentences`` instances of its fixture training data; run from the repository root."""
+    params = Params.from_file(
+        str(ROOT / "experiments" / experiment), ext_vars={**os.environ, "ELMO_TASKS_DATA": "fixtures"}
+    )
+    reader = DatasetReader.from_params(params.pop("dataset_reader"))
+    instances = list(reader.read(params.pop("train_data_path")))[:sentences]
+    vocab = Vocabulary.from_params(params.pop("vocabulary", Params({})), instances=instances)
+    return Model.from_params(vocab=vocab, params=params.pop("model")), vocab
 
 
 def write_tiny_config(experiment: str, overrides: Dict[str, Any], directory: Path) -> str:

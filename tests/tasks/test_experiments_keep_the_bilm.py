@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 import torch
 from allennlp.common import Params
-from allennlp.data import DatasetReader, Vocabulary
-from allennlp.models import Model
 
 from elmo_tasks.bilm import load_bilm
 from elmo_tasks.modules import find_elmo_embedder
 from tests.conftest import OPTIONS_FILE, ROOT, WEIGHT_FILE
+from tests.tasks.experiment_case import build_fixture_model
 
 ELMO_EXPERIMENTS = sorted(p.name for p in (ROOT / "experiments").glob("*_elmo.jsonnet"))
 
@@ -24,12 +23,7 @@ ELMO_EXPERIMENTS = sorted(p.name for p in (ROOT / "experiments").glob("*_elmo.js
 @pytest.mark.parametrize("experiment", ELMO_EXPERIMENTS)
 def test_building_the_model_keeps_the_pretrained_bilm(experiment, monkeypatch):
     monkeypatch.chdir(ROOT)
-    env = {**os.environ, "ELMO_TASKS_DATA": "fixtures"}
-    params = Params.from_file(str(ROOT / "experiments" / experiment), ext_vars=env)
-    reader = DatasetReader.from_params(params.pop("dataset_reader"))
-    instances = list(reader.read(params.pop("train_data_path")))[:20]
-    vocab = Vocabulary.from_instances(instances)
-    model = Model.from_params(vocab=vocab, params=params.pop("model"))
+    model, _ = build_fixture_model(experiment)
     elmo = find_elmo_embedder(model)
     assert elmo is not None, f"{experiment} has no fast_elmo embedder"
     reference = load_bilm(OPTIONS_FILE, WEIGHT_FILE).state_dict()

@@ -21,6 +21,24 @@
   // The character indexer ELMo needs (AllenNLP's, whose ids equal the original scheme).
   elmo_indexer: { type: 'elmo_characters' },
 
+  // A word's characters for `char_cnn` below: ids in the token_characters namespace, padded to at
+  // least the widest filter.
+  char_indexer(min_padding_length):: { type: 'characters', min_padding_length: min_padding_length },
+
+  // A character CNN over each word (NER, SQuAD, coref). Its embedding is sized by the
+  // token_characters namespace: without `vocab_namespace` AllenNLP sizes it by the word vocabulary,
+  // one row per word. `activation` null keeps CnnEncoder's default.
+  char_cnn(embedding_dim, num_filters, ngram_filter_sizes, activation=null):: {
+    type: 'character_encoding',
+    embedding: { embedding_dim: embedding_dim, vocab_namespace: 'token_characters' },
+    encoder: {
+      type: 'cnn',
+      embedding_dim: embedding_dim,
+      num_filters: num_filters,
+      ngram_filter_sizes: ngram_filter_sizes,
+    } + (if activation == null then {} else { conv_layer_activation: activation }),
+  },
+
   // ELMo as a token embedder: `lambda` becomes an L2 penalty on the mixing weights through
   // `regularizer` below; `num_output_representations` > 1 gives independent mixes of ONE pass.
   // `dropout` is ELMo's own, on every mix. A task model that already drops out each ELMo mix it

@@ -47,7 +47,7 @@ local reader(elmo, max_sentences) = {
   [if max_sentences != null then 'max_sentences']: max_sentences,
   token_indexers: {
     tokens: { type: 'single_id', lowercase_tokens: false },
-    token_characters: { type: 'characters', min_padding_length: 5 },
+    token_characters: common.char_indexer(5),
   } + (if elmo then { elmo: common.elmo_indexer } else {}),
 };
 
@@ -65,16 +65,7 @@ local reader(elmo, max_sentences) = {
       text_field_embedder: {
         token_embedders: {
           tokens: { type: 'embedding', embedding_dim: if common.full_data then 300 else 16, trainable: true },
-          token_characters: {
-            type: 'character_encoding',
-            embedding: { embedding_dim: 8, vocab_namespace: 'token_characters' },
-            encoder: {
-              type: 'cnn',
-              embedding_dim: 8,
-              num_filters: if common.full_data then 50 else 8,
-              ngram_filter_sizes: [3, 4, 5],
-            },
-          },
+          token_characters: common.char_cnn(8, if common.full_data then 50 else 8, [3, 4, 5]),
         } + (if elmo then { elmo: common.elmo_embedder(1, dropout=0.0) } else {}),  // see common.elmo_embedder
       },
       // No input sizes: the model derives them from the embedder (ELMo's width comes from the biLM).

@@ -45,7 +45,7 @@ local hidden = 200;
       convert_to_coding_scheme: 'BIOUL',  // the files are IOB1
       token_indexers: {
         tokens: { type: 'single_id', lowercase_tokens: true },
-        token_characters: { type: 'characters', min_padding_length: 3 },
+        token_characters: common.char_indexer(3),
       } + (if elmo then { elmo: common.elmo_indexer } else {}),
     },
     train_data_path: $.data.train,
@@ -64,17 +64,7 @@ local hidden = 200;
         token_embedders: {
           tokens: { type: 'embedding', embedding_dim: word_dim, trainable: true }
                   + (if pretrained_word_vectors != null then { pretrained_file: pretrained_word_vectors } else {}),
-          token_characters: {
-            type: 'character_encoding',
-            embedding: { embedding_dim: 16, vocab_namespace: 'token_characters' },
-            encoder: {
-              type: 'cnn',
-              embedding_dim: 16,
-              num_filters: char_filters,
-              ngram_filter_sizes: [3],
-              conv_layer_activation: 'relu',
-            },
-          },
+          token_characters: common.char_cnn(16, char_filters, [3], activation='relu'),
         } + (if elmo then { elmo: common.elmo_embedder(1, dropout=0.0) } else {}),  // see common.elmo_embedder
       },
       // No input_size: the model takes it from the embedder (ELMo's width depends on the biLM).

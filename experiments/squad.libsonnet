@@ -64,7 +64,7 @@ local reader(elmo, passage_length_limit) = {
   tokenizer: { type: 'spacy_blank' },
   token_indexers: {
     tokens: { type: 'single_id', lowercase_tokens: true },
-    token_characters: { type: 'characters', min_padding_length: 5 },
+    token_characters: common.char_indexer(5),
   } + (if elmo then { elmo: common.elmo_indexer } else {}),
   passage_length_limit: passage_length_limit,
 };
@@ -85,17 +85,7 @@ local bigru = { type: 'gru', hidden_size: gru, bidirectional: true };
       text_field_embedder: {
         token_embedders: {
           tokens: { type: 'embedding', embedding_dim: word_dim, trainable: true },
-          token_characters: {
-            type: 'character_encoding',
-            embedding: { embedding_dim: char_dim, vocab_namespace: 'token_characters' },
-            encoder: {
-              type: 'cnn',
-              embedding_dim: char_dim,
-              num_filters: char_filters,
-              ngram_filter_sizes: [5],
-              conv_layer_activation: 'relu',
-            },
-          },
+          token_characters: common.char_cnn(char_dim, char_filters, [5], activation='relu'),
         } + (if elmo then { elmo: common.elmo_embedder(num_output_representations=2, dropout=0.5) } else {}),
       },
       // Input sizes are derived by the model (ELMo's width comes from the biLM's options file).

@@ -107,6 +107,28 @@ def _values(rows: List[Record], key: str = "value") -> List[float]:
     return [r[key] for r in rows if r.get(key) is not None]
 
 
+def best_epochs(rows: List[Record]) -> str:
+    """Each run's best epoch of the epochs it validated, 1-based: ``"4/4, 3/4"`` (``–`` without curves)."""
+    cells = [f"{r['best_epoch'] + 1}/{len(r['validation_curve'])}" for r in rows if _has_curve(r)]
+    return ", ".join(cells) or "–"
+
+
+def still_improving(rows: List[Record]) -> int:
+    """How many runs had their best validation at their last epoch, i.e. stopped while still improving."""
+    return sum(1 for r in rows if _has_curve(r) and r["best_epoch"] + 1 == len(r["validation_curve"]))
+
+
+def _has_curve(record: Record) -> bool:
+    return record.get("best_epoch") is not None and bool(record.get("validation_curve"))
+
+
+STILL_IMPROVING_NOTE = (
+    "Best epoch: the epoch whose validation metric selected each run's model, of the epochs it trained. "
+    "A run whose best epoch is its last was still improving when its epoch budget ended, so more epochs "
+    "would likely raise it."
+)
+
+
 def _test_values(rows: List[Record], metric: str) -> List[float]:
     """The runs' test ``metric`` (scaled as the task's metric is); the task's own metric is ``value``."""
     found = []
@@ -257,8 +279,8 @@ def task_section(task: str, records: List[Record], records_link: str) -> List[st
     lines += [
         "",
         "| Variant | Trained on | Seeds | Test (mean ± std) | Test per seed | Best validation "
-        "| Train wall time (mean) |",
-        "|---|---|---|---|---|---|---|",
+        "| Best epoch | Train wall time (mean) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for variant, rows in groups.items():
         minutes = statistics.mean(r.get("train_seconds", 0.0) for r in rows) / 60
@@ -266,8 +288,13 @@ def task_section(task: str, records: List[Record], records_link: str) -> List[st
         lines.append(
             f"| {variant} | {_training_files(rows)} | {len(rows)} | {marked(mean_std(_values(rows)), rows)} | "
             f"{per_seed} | "
-            f"{mean_std(_values(rows, 'best_validation'))} | {minutes:.1f} min |"
+            f"{mean_std(_values(rows, 'best_validation'))} | {best_epochs(rows)} | {minutes:.1f} min |"
         )
+    improving = {variant: still_improving(rows) for variant, rows in groups.items() if still_improving(rows)}
+    lines += ["", STILL_IMPROVING_NOTE]
+    if improving:
+        counts = ", ".join(f"{variant} {count} of {len(groups[variant])}" for variant, count in improving.items())
+        lines[-1] += f" Runs still improving at their last epoch: {counts}."
     if any(row.get("outdated") for rows in groups.values() for row in rows):
         lines += ["", OUTDATED_NOTE]
     also = spec.get("also_report", {})

@@ -402,6 +402,28 @@ def test_analysis_tables_use_best_validation_of_the_analysis_variants():
     assert "| SNLI | 88.9 | 89.5 | 88.7 |" in placement
 
 
+def test_task_sections_give_each_runs_best_epoch_and_count_runs_still_improving():
+    def run(variant: str, k: int, curve: list) -> dict:
+        best = max(range(len(curve)), key=curve.__getitem__)
+        return {**_record("coref", variant, k, 40.0, curve[best]), "best_epoch": best, "validation_curve": curve}
+
+    records = [
+        run("baseline", 0, [10.0, 20.0, 30.0]),  # best at its last epoch: still improving
+        run("baseline", 1, [10.0, 25.0, 24.0]),
+        run("elmo", 0, [30.0, 35.0]),  # stopped early after 2 epochs, best at the last
+        {**_record("coref", "elmo", 1, 41.0, 36.0), "best_epoch": None, "validation_curve": []},  # no curve
+    ]
+    lines = report.task_section("coref", records, "records")
+    header = next(i for i, line in enumerate(lines) if "| Best epoch |" in line)
+    baseline, elmo = lines[header + 2 : header + 4]
+    assert "| 3/3, 2/3 |" in baseline and "| 2/2 |" in elmo
+    note = next(line for line in lines if line.startswith("Best epoch:"))
+    assert note.endswith("Runs still improving at their last epoch: baseline 1 of 2, elmo 1 of 2.")
+    records = [run("baseline", 0, [10.0, 30.0, 20.0])]
+    note = next(line for line in report.task_section("coref", records, "records") if line.startswith("Best epoch:"))
+    assert "Runs still improving" not in note
+
+
 def test_other_folds_are_runs_of_their_own_and_a_cross_validation_table():
     assert reproduce.run_name("squad", "1/4", 0) == "seed0"  # the default fold keeps the plain name
     assert reproduce.run_name("squad", "3/4", 2) == "fold3of4-seed2"

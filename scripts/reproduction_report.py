@@ -57,6 +57,21 @@ def marked(text: str, rows: List[Record]) -> str:
     return text + OUTDATED_MARK if any(row.get("outdated") for row in rows) else text
 
 
+# Marks a Table 1 result most of whose runs were still improving when their epoch budget ended.
+IMPROVING_MARK = " ‡"
+IMPROVING_NOTE = (
+    "‡: most of these runs had their best validation at their last epoch, so more epochs would likely raise "
+    "them (each task's section gives every run's best epoch); baseline and ELMo train for the same number of "
+    "epochs."
+)
+
+
+def marked_improving(text: str, rows: List[Record]) -> str:
+    """``text`` with the still-improving mark if most of ``rows`` that have a validation curve were."""
+    with_curves = sum(1 for row in rows if _has_curve(row))
+    return text + IMPROVING_MARK if with_curves and 2 * still_improving(rows) > with_curves else text
+
+
 def error_reduction(baseline: float, elmo: float) -> float:
     """The paper's relative error reduction, in percent: (elmo - baseline) / (100 - baseline)."""
     return 100.0 * (elmo - baseline) / (100.0 - baseline)
@@ -187,8 +202,9 @@ def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
             trained_on += f"; test {spec['split']['label']} {spec['split']['default']} only"
         lines.append(
             f"| {spec['name']} | {spec['metric_name']} | {paper['baseline']} | {paper['elmo']} | "
-            f"{error_reduction(paper['baseline'], paper['elmo']):.1f}% | {marked(mean_std(base), base_records)} | "
-            f"{marked(mean_std(elmo), elmo_records)} | "
+            f"{error_reduction(paper['baseline'], paper['elmo']):.1f}% | "
+            f"{marked_improving(marked(mean_std(base), base_records), base_records)} | "
+            f"{marked_improving(marked(mean_std(elmo), elmo_records), elmo_records)} | "
             f"{ours} | {seeds} | {bilms} | {trained_on} |"
         )
     named = [f"`{sha}`: {name}" for sha, name in BILM_NAMES.items() if any(sha in line for line in lines)]
@@ -201,6 +217,8 @@ def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
     ]
     if any(OUTDATED_MARK in line for line in lines):
         lines += ["", OUTDATED_NOTE]
+    if any(IMPROVING_MARK in line for line in lines):
+        lines += ["", IMPROVING_NOTE]
     return lines
 
 

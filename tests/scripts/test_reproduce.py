@@ -424,6 +424,21 @@ def test_task_sections_give_each_runs_best_epoch_and_count_runs_still_improving(
     assert "Runs still improving" not in note
 
 
+def test_table_1_marks_results_most_of_whose_runs_were_still_improving():
+    def run(variant: str, k: int, best_epoch: int) -> dict:
+        return {**_record("ner", variant, k, 80.0 + k, 81.0), "best_epoch": best_epoch, "validation_curve": [1.0] * 4}
+
+    # Baseline: 2 of 3 runs best at their last epoch (3 of 0..3); ELMo: 1 of 3.
+    records = [run("baseline", 0, 3), run("baseline", 1, 3), run("baseline", 2, 1)]
+    records += [run("elmo", 0, 3), run("elmo", 1, 2), run("elmo", 2, 0)]
+    lines = report.table_1(records, "mini")
+    row = next(line for line in lines if line.startswith("| NER |"))
+    assert "| 81.00 ± 1.00 ‡ | 81.00 ± 1.00 | " in row
+    assert report.IMPROVING_NOTE in lines
+    records = [run("baseline", 0, 2), run("elmo", 0, 2)]
+    assert report.IMPROVING_NOTE not in report.table_1(records, "mini")
+
+
 def test_other_folds_are_runs_of_their_own_and_a_cross_validation_table():
     assert reproduce.run_name("squad", "1/4", 0) == "seed0"  # the default fold keeps the plain name
     assert reproduce.run_name("squad", "3/4", 2) == "fold3of4-seed2"

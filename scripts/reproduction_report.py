@@ -129,8 +129,9 @@ def best_epochs(rows: List[Record]) -> str:
 
 
 def still_improving(rows: List[Record]) -> int:
-    """How many runs had their best validation at their last epoch, i.e. stopped while still improving."""
-    return sum(1 for r in rows if _has_curve(r) and r["best_epoch"] + 1 == len(r["validation_curve"]))
+    """How many runs had their best validation at their last epoch, i.e. stopped while still improving
+    (a single epoch says nothing about that, so one-epoch runs never count)."""
+    return sum(1 for r in rows if _has_curve(r) and r["best_epoch"] + 1 == len(r["validation_curve"]) > 1)
 
 
 def _has_curve(record: Record) -> bool:

@@ -314,7 +314,7 @@ TASKS: Dict[str, Dict[str, Any]] = {
         "metric": "accuracy",
         "scale": 100.0,
         "paper": {"baseline": 51.4, "elmo": 54.7},
-        "elmo_at": "input and output",
+        "elmo_at": "input and output, lambda 0.001",  # its Table 2 row's lambda = 0.001 column is this model
         "analyses": {**LAYER_ANALYSES, **INPUT_ONLY},
         "budgets": {
             "smoke": SMOKE,

@@ -388,16 +388,16 @@ def test_analysis_tables_use_best_validation_of_the_analysis_variants():
     ]
     layers = report.analysis_table(records, "layers", reproduce.reproduction_report.PAPER_LAYER_TABLE)
     assert layers[0].startswith("| Task | baseline | ELMo as configured") and "top layer only" in layers[0]
-    assert layers[2] == "| SST-5 (ELMo at input and output) | 31.00 | 36.00 | 34.50 ± 0.71 |"
+    assert layers[2] == "| SST-5 (ELMo at input and output, lambda 0.001) | 31.00 | 36.00 | 34.50 ± 0.71 |"
     placement = report.analysis_table(records, "placement", reproduce.reproduction_report.PAPER_PLACEMENT_TABLE)
-    assert placement[2] == "| SST-5 (ELMo at input and output) | 31.00 | 36.00 | 32.50 |"
+    assert placement[2] == "| SST-5 (ELMo at input and output, lambda 0.001) | 31.00 | 36.00 | 32.50 |"
     # Tasks that put ELMo in different places share the columns (one "ELMo as configured" column).
     records += [_record("ner", "baseline", 0, 70.0, 71.0), _record("ner", "elmo_top_layer", 0, 72.0, 73.0)]
     layers = report.analysis_table(records, "layers", {})
     assert layers[0] == "| Task | baseline | ELMo as configured | top layer only |"
     assert layers[2:4] == [
         "| NER (ELMo at input, lambda 0.1) | 71.00 | – | 73.00 |",
-        "| SST-5 (ELMo at input and output) | 31.00 | 36.00 | 34.50 ± 0.71 |",
+        "| SST-5 (ELMo at input and output, lambda 0.001) | 31.00 | 36.00 | 34.50 ± 0.71 |",
     ]
     assert "| SNLI | 88.9 | 89.5 | 88.7 |" in placement
 

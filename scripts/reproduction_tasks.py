@@ -170,7 +170,8 @@ TASKS: Dict[str, Dict[str, Any]] = {
         "without it ELMo leads the baseline on the held-out tenth and on test over three seeds, and the config now "
         "has none. On that config, layer norm, twice the epochs and the biLM fine-tuned on the training pairs (one "
         "seed each) stayed within a seed's noise of it, and ELMo at the output too (three seeds, Table 3) was no "
-        "better than it, so the config keeps the simpler recipe (ELMo at the input only, no layer norm, the shipped biLM).",
+        "better than it, so the config keeps the simpler recipe (ELMo at the input only, no layer norm, the shipped "
+        "biLM).",
         "note": "Trained on SNLI dev minus a held-out tenth (model selection on that tenth); the full SNLI training "
         "set was not available, so absolute numbers are not comparable with the paper's.",
     },

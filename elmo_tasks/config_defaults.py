@@ -4,11 +4,15 @@ Jsonnet has no optional external variables, and AllenNLP hands every environment
 the config. Importing the plugin (which ``allennlp`` does before it reads a config) fills in
 any of these the user did not set, so experiments run out of the box and one variable switches
 them to the full data.
+
+It also holds what Python code must spell as the experiments do (experiments/common.libsonnet
+defines the same names; tests/test_experiment_configs_shared_blocks.py checks that they agree).
 """
 
 import os
-from typing import Dict
+from typing import Dict, List, Optional
 
+from elmo_tasks.bilm.options import BilmOptions
 from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENCE
 
 DEFAULTS: Dict[str, str] = {
@@ -33,3 +37,30 @@ DEFAULTS: Dict[str, str] = {
 def apply_defaults() -> None:
     for name, value in DEFAULTS.items():
         os.environ.setdefault(name, value)
+
+
+# Where every task experiment has its ELMo embedder, as a dotted key of `allennlp train -o` overrides
+# (common.libsonnet: elmo_embedder_path).
+ELMO_EMBEDDER_PATH = "model.text_field_embedder.token_embedders.elmo"
+# The ELMo mixing weights (scalar_mix_K.scalar_parameters.J, not gamma) that the paper's lambda
+# penalises, as a regularizer regex (common.libsonnet: mixing_weights_regex).
+MIXING_WEIGHTS_REGEX = ".*scalar_mix.*scalar_parameters.*"
+
+
+def bilm_layer_count(options_file: Optional[str] = None) -> int:
+    """How many layers ELMo mixes: the biLM's LSTM layers plus its token layer (3 for the shipped biLM).
+
+    ``options_file`` defaults to the biLM the experiments read (ELMO_OPTIONS, else the shipped one), so
+    weights written for it (``fixed_layer_weights``) have the length that biLM needs.
+    """
+    return BilmOptions.from_file(options_file or os.environ.get("ELMO_OPTIONS", DEFAULTS["ELMO_OPTIONS"])).n_layers + 1
+
+
+def top_layer_only(options_file: Optional[str] = None) -> List[int]:
+    """``fixed_layer_weights`` that keep only the biLM's top layer: ``[0, 0, 1]`` for a 2-layer biLM."""
+    return [0] * (bilm_layer_count(options_file) - 1) + [1]
+
+
+def token_layer_only(options_file: Optional[str] = None) -> List[int]:
+    """``fixed_layer_weights`` that keep only the token (character CNN) layer: ``[1, 0, 0]`` for a 2-layer biLM."""
+    return [1] + [0] * (bilm_layer_count(options_file) - 1)

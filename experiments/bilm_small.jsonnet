@@ -21,7 +21,7 @@ local lm = common.shared_data + '/lm/';
   },
   vocab_size:: 50000,
   batch_size:: 64,
-  batches_per_epoch:: 150,  // ~200k tokens: a checkpoint every ~6 minutes on 2 CPU cores
+  batches_per_epoch:: 150,  // ~200k tokens between checkpoints (timings: docs/BENCHMARKS.md, "Experiment run times")
 
   dataset_reader: {
     type: 'bilm_raw_text',
@@ -61,7 +61,7 @@ local lm = common.shared_data + '/lm/';
     max_instances_in_memory: 128 * 50,
   },
   trainer: {
-    // The shipped run: 5 x 150 batches (~50 min on one core). Raise num_epochs for a better biLM.
+    // The shipped run: 5 x 150 batches. Raise num_epochs for a better biLM.
     num_epochs: if common.full_data then 5 else 2,
     // Adam, not bilm-tf's Adagrad 0.2: with a budget of ~2M tokens Adagrad learned far too slowly
     // (held-out exact perplexity ~1,970 after 450 batches; see the model card).

@@ -1,5 +1,14 @@
 // Pieces shared by every experiment. Import with:  local common = import 'common.libsonnet';
 // Paths are relative to the repo root (run `allennlp` from there).
+//
+// A task experiment is built from these blocks, so that its libsonnet reads as what the task
+// chooses (docs/CONVENTIONS.md, "Experiments"):
+//   config(elmo):: common.task_base + common.bucket_loaders(32) + {
+//     dataset_reader: { ..., token_indexers: { tokens: ... } + common.elmo_indexers(elmo) },
+//     model: { ..., text_field_embedder: { token_embedders: { tokens: ... } + common.elmo_embedders(elmo) } },
+//     trainer: common.trainer(optimizer={ type: 'adam', lr: 0.001 }, num_epochs=10, patience=5,
+//                             validation_metric='+accuracy', grad_norm=5.0),
+//   }
 {
   // ELMO_TASKS_DATA=full switches every experiment from the bundled fixtures to the real data,
   // read from ELMO_TASKS_SHARED_DATA (default ../shared/data; docs/DATA.md lists the files).
@@ -12,22 +21,46 @@
   // biLM's original files (its weights are in the model's state dict; matches nothing without ELMo).
   task_base: $.random_seeds + { include_in_archive: ['elmo_bilm'] },
 
-  // The biLM of every ELMo experiment: ELMO_OPTIONS / ELMO_WEIGHTS, by default the small biLM
-  // shipped in elmo_tasks/pretrained/bilm_small/ (the defaults are set when the plugin is imported,
-  // see elmo_tasks/config_defaults.py). The tests set bilm-tf's tiny test model instead.
-  elmo_options: std.extVar('ELMO_OPTIONS'),
-  elmo_weights: std.extVar('ELMO_WEIGHTS'),
+  // ---- Training: the loaders and the trainer of every task experiment ----
 
-  // The character indexer ELMo needs (AllenNLP's, whose ids equal the original scheme).
-  elmo_indexer: { type: 'elmo_characters' },
+  // A loader for training and one for validation, both bucketing instances of similar length
+  // (by `sorting_keys`, or by AllenNLP's guess when null). Validation has a loader of its own so
+  // that `data_loader.batches_per_epoch` (e.g. scripts/reproduce.py's smoke budget) never cuts or
+  // repeats batches of the validation data or, in `allennlp evaluate`, of the test file.
+  bucket_loaders(batch_size, validation_batch_size=batch_size, sorting_keys=null):: {
+    local sampler(size) = { type: 'bucket', batch_size: size }
+                          + (if sorting_keys == null then {} else { sorting_keys: sorting_keys }),
+    data_loader: { batch_sampler: sampler(batch_size) },
+    validation_data_loader: { batch_sampler: sampler(validation_batch_size) },
+  },
+
+  // The same without bucketing (coref: one document per batch): training shuffles, validation
+  // keeps the file's order.
+  unbucketed_loaders(batch_size):: {
+    data_loader: { batch_size: batch_size, shuffle: true },
+    validation_data_loader: { batch_size: batch_size, shuffle: false },
+  },
+
+  // The trainer: the model with the best `validation_metric` on the validation data is kept;
+  // `patience` null trains all `num_epochs`, `grad_norm` null leaves the gradients unclipped.
+  // What only one task uses is added with `+` (SQuAD's moving average, coref's learning-rate
+  // schedule, SST-5's checkpointer).
+  trainer(optimizer, num_epochs, patience, validation_metric, grad_norm=null):: {
+    optimizer: optimizer,
+    num_epochs: num_epochs,
+    patience: patience,
+    validation_metric: validation_metric,
+    [if grad_norm != null then 'grad_norm']: grad_norm,
+  },
+
+  // ---- Characters: a character CNN over each word (NER, SQuAD, coref) ----
 
   // A word's characters for `char_cnn` below: ids in the token_characters namespace, padded to at
   // least the widest filter.
   char_indexer(min_padding_length):: { type: 'characters', min_padding_length: min_padding_length },
 
-  // A character CNN over each word (NER, SQuAD, coref). Its embedding is sized by the
-  // token_characters namespace: without `vocab_namespace` AllenNLP sizes it by the word vocabulary,
-  // one row per word. `activation` null keeps CnnEncoder's default.
+  // Its embedding is sized by the token_characters namespace: without `vocab_namespace` AllenNLP
+  // sizes it by the word vocabulary, one row per word. `activation` null keeps CnnEncoder's default.
   char_cnn(embedding_dim, num_filters, ngram_filter_sizes, activation=null):: {
     type: 'character_encoding',
     embedding: { embedding_dim: embedding_dim, vocab_namespace: 'token_characters' },
@@ -38,6 +71,28 @@
       ngram_filter_sizes: ngram_filter_sizes,
     } + (if activation == null then {} else { conv_layer_activation: activation }),
   },
+
+  // ---- ELMo ----
+
+  // The biLM of every ELMo experiment: ELMO_OPTIONS / ELMO_WEIGHTS, by default the small biLM
+  // shipped in elmo_tasks/pretrained/bilm_small/ (the defaults are set when the plugin is imported,
+  // see elmo_tasks/config_defaults.py). The tests set bilm-tf's tiny test model instead.
+  elmo_options: std.extVar('ELMO_OPTIONS'),
+  elmo_weights: std.extVar('ELMO_WEIGHTS'),
+
+  // ELMo's name among a reader's token_indexers and a model's token_embedders (AllenNLP hands each
+  // embedder the output of the indexer of the same name).
+  elmo_name: 'elmo',
+  // Where every task experiment has its ELMo embedder, as a dotted key of `allennlp train -o`, e.g.
+  //   -o '{"model.text_field_embedder.token_embedders.elmo.dropout": 0.5}'
+  // Python code (the analysis variants of scripts/reproduction_tasks.py, tests) has it as
+  // elmo_tasks.config_defaults.ELMO_EMBEDDER_PATH; a test checks that the two agree.
+  elmo_embedder_path: 'model.text_field_embedder.token_embedders.' + $.elmo_name,
+
+  // The character indexer ELMo needs (AllenNLP's, whose ids equal the original scheme).
+  elmo_indexer: { type: 'elmo_characters' },
+  // To add to a reader's token_indexers: ELMo's indexer, nothing without ELMo.
+  elmo_indexers(elmo):: if elmo then { [$.elmo_name]: $.elmo_indexer } else {},
 
   // ELMo as a token embedder: `lambda` becomes an L2 penalty on the mixing weights through
   // `regularizer` below; `num_output_representations` > 1 gives independent mixes of ONE pass.
@@ -56,9 +111,16 @@
     do_layer_norm: do_layer_norm,
     num_output_representations: num_output_representations,
   },
+  // To add to a model's token_embedders: ELMo's embedder (arguments as above), nothing without ELMo.
+  elmo_embedders(elmo, num_output_representations=1, dropout=0.5, do_layer_norm=false)::
+    if elmo then { [$.elmo_name]: $.elmo_embedder(num_output_representations, dropout, do_layer_norm) } else {},
 
-  // The paper's lambda * ||w||^2 on the ELMo mixing weights (scalar_mix_k.scalar_parameters).
+  // The ELMo mixing weights, scalar_mix_K.scalar_parameters.J of every output mix K (not its
+  // gamma): what the paper's lambda penalises. Python code has it as
+  // elmo_tasks.config_defaults.MIXING_WEIGHTS_REGEX; a test checks that the two agree.
+  mixing_weights_regex: '.*scalar_mix.*scalar_parameters.*',
+  // The paper's lambda * ||w||^2 on the ELMo mixing weights.
   elmo_regularizer(lambda):: {
-    regexes: [['.*scalar_mix.*scalar_parameters.*', { type: 'l2', alpha: lambda }]],
+    regexes: [[$.mixing_weights_regex, { type: 'l2', alpha: lambda }]],
   },
 }

@@ -48,13 +48,13 @@ local reader(elmo, max_sentences) = {
   token_indexers: {
     tokens: { type: 'single_id', lowercase_tokens: false },
     token_characters: common.char_indexer(5),
-  } + (if elmo then { elmo: common.elmo_indexer } else {}),
+  } + common.elmo_indexers(elmo),
 };
 
 {
   data:: data,  // scripts/reproduce.py reads data.test
 
-  config(elmo):: common.task_base + {
+  config(elmo):: common.task_base + common.unbucketed_loaders(1) + {
     dataset_reader: reader(elmo, 50),
     validation_dataset_reader: reader(elmo, null),
     train_data_path: data.train,
@@ -66,7 +66,7 @@ local reader(elmo, max_sentences) = {
         token_embedders: {
           tokens: { type: 'embedding', embedding_dim: if common.full_data then 300 else 16, trainable: true },
           token_characters: common.char_cnn(8, if common.full_data then 50 else 8, [3, 4, 5]),
-        } + (if elmo then { elmo: common.elmo_embedder(1, dropout=0.0) } else {}),  // see common.elmo_embedder
+        } + common.elmo_embedders(elmo, 1, dropout=0.0),  // see common.elmo_embedder
       },
       // No input sizes: the model derives them from the embedder (ELMo's width comes from the biLM).
       context_layer: {
@@ -101,15 +101,12 @@ local reader(elmo, max_sentences) = {
         ],
       },
     },
-    data_loader: { batch_size: 1, shuffle: true },
-    validation_data_loader: { batch_size: 1, shuffle: false },
-    trainer: {
-      optimizer: { type: 'adam', lr: 0.001 },
-      learning_rate_scheduler: { type: 'exponential', gamma: 0.997 },
-      grad_norm: 5.0,
-      validation_metric: '+coref_f1',
-      num_epochs: if common.full_data then 30 else 10,
-      patience: if common.full_data then 5 else 10,
-    },
+    trainer: common.trainer(
+      optimizer={ type: 'adam', lr: 0.001 },
+      num_epochs=if common.full_data then 30 else 10,
+      patience=if common.full_data then 5 else 10,
+      validation_metric='+coref_f1',
+      grad_norm=5.0,
+    ) + { learning_rate_scheduler: { type: 'exponential', gamma: 0.997 } },
   },
 }

@@ -38,7 +38,7 @@ local hidden = 200;
   // scripts/reproduce.py evaluates on `data.test`; training reads train and validation.
   data:: data_paths,
 
-  config(elmo):: common.task_base + {
+  config(elmo):: common.task_base + common.bucket_loaders(if common.full_data then 64 else 8) + {
     dataset_reader: {
       type: 'conll2003',
       tag_label: 'ner',
@@ -46,7 +46,7 @@ local hidden = 200;
       token_indexers: {
         tokens: { type: 'single_id', lowercase_tokens: true },
         token_characters: common.char_indexer(3),
-      } + (if elmo then { elmo: common.elmo_indexer } else {}),
+      } + common.elmo_indexers(elmo),
     },
     train_data_path: $.data.train,
     validation_data_path: $.data.validation,
@@ -65,7 +65,7 @@ local hidden = 200;
           tokens: { type: 'embedding', embedding_dim: word_dim, trainable: true }
                   + (if pretrained_word_vectors != null then { pretrained_file: pretrained_word_vectors } else {}),
           token_characters: common.char_cnn(16, char_filters, [3], activation='relu'),
-        } + (if elmo then { elmo: common.elmo_embedder(1, dropout=0.0) } else {}),  // see common.elmo_embedder
+        } + common.elmo_embedders(elmo, 1, dropout=0.0),  // see common.elmo_embedder
       },
       // No input_size: the model takes it from the embedder (ELMo's width depends on the biLM).
       encoder: {
@@ -76,24 +76,15 @@ local hidden = 200;
         bidirectional: true,
       },
     } + (if elmo then { regularizer: common.elmo_regularizer(0.1) } else {}),
-    data_loader: {
-      batch_sampler: { type: 'bucket', batch_size: if common.full_data then 64 else 8 },
-    },
-    // Its own loader, so that `data_loader.batches_per_epoch` never cuts (or repeats) batches of
-    // the validation data or, in `allennlp evaluate`, of the test file.
-    validation_data_loader: {
-      batch_sampler: { type: 'bucket', batch_size: if common.full_data then 64 else 8 },
-    },
-    trainer: {
-      optimizer: { type: 'adam', lr: 0.001 },
-      grad_norm: 5.0,
-      validation_metric: '+f1-measure-overall',
-      // Deviation: published setups train ~75 epochs with patience 25. On this machine's 2
-      // shared CPU cores one full-data epoch took ~8-16 min (measured: 2-4.5 s per batch of 64,
-      // 220 batches, plus ~1-2 min of validation), so we stop after 20 epochs / patience 5
-      // (~4-5 h per config). Override with -o '{"trainer": {"num_epochs": 75, "patience": 25}}'.
-      num_epochs: if common.full_data then 20 else 15,
-      patience: if common.full_data then 5 else 15,
-    },
+    // Deviation: published setups train ~75 epochs with patience 25, too long for a 2-core CPU
+    // (timings: docs/BENCHMARKS.md, "Experiment run times"), so we stop after 20 epochs /
+    // patience 5. Override with -o '{"trainer": {"num_epochs": 75, "patience": 25}}'.
+    trainer: common.trainer(
+      optimizer={ type: 'adam', lr: 0.001 },
+      num_epochs=if common.full_data then 20 else 15,
+      patience=if common.full_data then 5 else 15,
+      validation_metric='+f1-measure-overall',
+      grad_norm=5.0,
+    ),
   },
 }

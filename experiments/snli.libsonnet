@@ -42,12 +42,11 @@ local snli_dir = common.shared_data + '/snli/';
     test: 'fixtures/snli/test.jsonl.gz',
   },
 
-  config(elmo, elmo_at_output=false):: common.task_base + {
+  config(elmo, elmo_at_output=false):: common.task_base + common.bucket_loaders(32) + {
     dataset_reader: {
       type: 'snli_jsonl',
       tokenizer: { type: 'spacy_blank' },
-      token_indexers: { tokens: { type: 'single_id', lowercase_tokens: true } }
-                      + (if elmo then { elmo: common.elmo_indexer } else {}),
+      token_indexers: { tokens: { type: 'single_id', lowercase_tokens: true } } + common.elmo_indexers(elmo),
     },
     train_data_path: $.data.train,
     validation_data_path: $.data.validation,
@@ -57,7 +56,7 @@ local snli_dir = common.shared_data + '/snli/';
       elmo_at_output: elmo && elmo_at_output,
       text_field_embedder: {
         token_embedders: { tokens: { type: 'embedding', embedding_dim: dim, trainable: true } }
-                         + (if elmo then { elmo: common.elmo_embedder(if elmo_at_output then 2 else 1, dropout=0.0) } else {}),
+                         + common.elmo_embedders(elmo, if elmo_at_output then 2 else 1, dropout=0.0),
       },
       encoder: { type: 'lstm', hidden_size: dim, bidirectional: true },
       projection_feedforward: { hidden_dims: dim, num_layers: 1, activations: 'relu' },
@@ -76,15 +75,12 @@ local snli_dir = common.shared_data + '/snli/';
         ],
       },
     } + (if elmo then { regularizer: common.elmo_regularizer(0.001) } else {}),
-    data_loader: { batch_sampler: { type: 'bucket', batch_size: 32 } },
-    // Its own loader: `data_loader.batches_per_epoch` must not cut evaluation (see ner.libsonnet).
-    validation_data_loader: { batch_sampler: { type: 'bucket', batch_size: 32 } },
-    trainer: {
-      optimizer: { type: 'adam', lr: lr },
-      num_epochs: if full then 30 else 6,
-      patience: if full then 5 else 6,
-      validation_metric: '+accuracy',
-      grad_norm: 10.0,
-    },
+    trainer: common.trainer(
+      optimizer={ type: 'adam', lr: lr },
+      num_epochs=if full then 30 else 6,
+      patience=if full then 5 else 6,
+      validation_metric='+accuracy',
+      grad_norm=10.0,
+    ),
   },
 }

@@ -28,12 +28,8 @@
 //     lowercased tokens (the paper: fixed 300-d GloVe), vocabulary from the training data only;
 //   - with ELMO_TASKS_DATA=full on XQuAD: ~600 training questions instead of ~87,600, one gold
 //     answer per test question instead of three, at most 30 epochs with patience 8.
-// Cost (measured, 1 CPU thread, fold 1/4: 18 training batches of 32 questions + 282 validation
-//   questions per epoch): baseline ~90 CPU-seconds per epoch, i.e. up to ~45 CPU-minutes per run
-//   of 30 epochs; validation F1 after one epoch 1.4 (it learns slowly from ~600 questions).
-//   ELMo with the shipped small biLM: ~1.1x the baseline per batch (4.4 vs 4.0 CPU-seconds for 32
-//   questions of 224 tokens); the biLM runs once per distinct passage and, frozen, only in the
-//   first epoch (its cache holds every XQuAD passage).
+// Cost per epoch, baseline and ELMo: docs/BENCHMARKS.md, "Experiment run times". The biLM runs once
+//   per distinct passage and, frozen, only in the first epoch (its cache holds every XQuAD passage).
 local common = import 'common.libsonnet';
 
 local full = common.full_data;
@@ -65,7 +61,7 @@ local reader(elmo, passage_length_limit) = {
   token_indexers: {
     tokens: { type: 'single_id', lowercase_tokens: true },
     token_characters: common.char_indexer(5),
-  } + (if elmo then { elmo: common.elmo_indexer } else {}),
+  } + common.elmo_indexers(elmo),
   passage_length_limit: passage_length_limit,
 };
 
@@ -74,7 +70,9 @@ local bigru = { type: 'gru', hidden_size: gru, bidirectional: true };
 {
   data:: data,
 
-  config(elmo):: common.task_base + {
+  config(elmo):: common.task_base + common.bucket_loaders(
+    if full then 32 else 8, validation_batch_size=32, sorting_keys=['passage']
+  ) + {
     dataset_reader: reader(elmo, 400),  // the cap applies to training only:
     validation_dataset_reader: reader(elmo, null),  // evaluate/predict read whole passages
     train_data_path: data.train,
@@ -86,7 +84,7 @@ local bigru = { type: 'gru', hidden_size: gru, bidirectional: true };
         token_embedders: {
           tokens: { type: 'embedding', embedding_dim: word_dim, trainable: true },
           token_characters: common.char_cnn(char_dim, char_filters, [5], activation='relu'),
-        } + (if elmo then { elmo: common.elmo_embedder(num_output_representations=2, dropout=0.5) } else {}),
+        } + common.elmo_embedders(elmo, num_output_representations=2, dropout=0.5),
       },
       // Input sizes are derived by the model (ELMo's width comes from the biLM's options file).
       phrase_layer: bigru,
@@ -99,18 +97,11 @@ local bigru = { type: 'gru', hidden_size: gru, bidirectional: true };
       max_span_length: 17,
       // lambda = 0 (Peters et al. 2018 for SQuAD): no regularizer on the ELMo mixing weights.
     },
-    data_loader: {
-      batch_sampler: { type: 'bucket', batch_size: if full then 32 else 8, sorting_keys: ['passage'] },
-    },
-    validation_data_loader: {
-      batch_sampler: { type: 'bucket', batch_size: 32, sorting_keys: ['passage'] },
-    },
-    trainer: {
-      optimizer: { type: 'adadelta', lr: 1.0, rho: 0.95 },
-      moving_average: { type: 'exponential', decay: 0.999 },
-      num_epochs: if full then 30 else 4,
-      patience: if full then 8 else 4,
-      validation_metric: '+f1',
-    },
+    trainer: common.trainer(
+      optimizer={ type: 'adadelta', lr: 1.0, rho: 0.95 },
+      num_epochs=if full then 30 else 4,
+      patience=if full then 8 else 4,
+      validation_metric='+f1',
+    ) + { moving_average: { type: 'exponential', decay: 0.999 } },
   },
 }

@@ -22,12 +22,9 @@
 // Deviations:
 //   - no pretrained GloVe vectors (not available here): 100-d word embeddings trained from scratch
 //     on lowercased words, in both variants;
-//   - He et al. trained for 500 epochs; a CPU gets through far fewer, so `num_epochs` is 10 (patience 3)
-//     and absolute F1 is below the paper's. Measured cost, one thread, batches of 80 predicates:
-//     ~5.5 CPU-s per training batch (8 x 300 StackedAlternatingLstm, whose LSTM steps run in Python),
-//     so a CoNLL-2005 train epoch (1,135 batches) is ~1.7 CPU-hours for the baseline, ~2.2 with ELMo
-//     (first epoch; the biLM adds ~0.045 CPU-s per sentence until its layer cache is warm); a
-//     CoNLL-2012 `#train` epoch (~270 batches) is ~25 CPU-minutes;
+//   - He et al. trained for 500 epochs; a CPU gets through far fewer (cost per epoch:
+//     docs/BENCHMARKS.md, "Experiment run times"), so `num_epochs` is 10 (patience 3) and absolute
+//     F1 is below the paper's;
 //   - ELMo dropout 0.1 (as in AllenNLP's published SRL+ELMo setup) and lambda = 0.001.
 // The encoder's input size is left out on purpose: the model derives it from the embedder (ELMo's
 // width depends on the biLM's options file) plus the predicate embedding.
@@ -72,12 +69,11 @@ local layers = if full then 8 else 2;
 {
   data:: data,
 
-  config(elmo):: common.task_base + {
+  config(elmo):: common.task_base + common.bucket_loaders(if full then 80 else 8) + {
     dataset_reader: {
       type: 'srl_conll',
       data_format: dataset,
-      token_indexers: { tokens: { type: 'single_id', lowercase_tokens: true } }
-                      + (if elmo then { elmo: common.elmo_indexer } else {}),
+      token_indexers: { tokens: { type: 'single_id', lowercase_tokens: true } } + common.elmo_indexers(elmo),
     },
     train_data_path: data.train,
     validation_data_path: data.validation,
@@ -88,7 +84,7 @@ local layers = if full then 8 else 2;
       predicate_embedding_dim: predicate_dim,
       text_field_embedder: {
         token_embedders: { tokens: { type: 'embedding', embedding_dim: word_dim, trainable: true } }
-                         + (if elmo then { elmo: common.elmo_embedder(1, dropout=0.1) } else {}),
+                         + common.elmo_embedders(elmo, 1, dropout=0.1),
       },
       encoder: {
         type: 'alternating_lstm',
@@ -104,15 +100,12 @@ local layers = if full then 8 else 2;
         ],
       },
     } + (if elmo then { regularizer: common.elmo_regularizer(0.001) } else {}),
-    data_loader: { batch_sampler: { type: 'bucket', batch_size: if full then 80 else 8 } },
-    // Its own loader: `data_loader.batches_per_epoch` must not cut evaluation (see ner.libsonnet).
-    validation_data_loader: { batch_sampler: { type: 'bucket', batch_size: if full then 80 else 8 } },
-    trainer: {
-      optimizer: { type: 'adadelta', lr: 1.0, rho: 0.95, eps: 1e-6 },
-      grad_norm: 1.0,
-      validation_metric: '+f1-measure-overall',
-      num_epochs: if full then 10 else 20,
-      patience: if full then 3 else 20,
-    },
+    trainer: common.trainer(
+      optimizer={ type: 'adadelta', lr: 1.0, rho: 0.95, eps: 1e-6 },
+      num_epochs=if full then 10 else 20,
+      patience=if full then 3 else 20,
+      validation_metric='+f1-measure-overall',
+      grad_norm=1.0,
+    ),
   },
 }

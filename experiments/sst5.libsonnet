@@ -18,9 +18,7 @@
 //     lowercased tokens (GloVe 840B is cased and fixed);
 //   - the head is a ReLU feedforward (AllenNLP FeedForward) instead of maxout layers;
 //   - at most 20 epochs with patience 5 on dev accuracy.
-// Cost (measured on 200 batches of 100 phrases, 2 CPU cores; a full epoch is ~1,593 batches):
-//   baseline ~4.4 min/epoch; ELMo with the tiny bilm-tf test biLM ~4.8 min/epoch; ELMo with a
-//   2x1024_128 ("small") biLM ~8 min/epoch before its layer cache warms up.
+// Timings: docs/BENCHMARKS.md, "Experiment run times".
 local common = import 'common.libsonnet';
 
 local full = common.full_data;
@@ -43,11 +41,10 @@ local head_dim = if full then 600 else 32;
   local reader(elmo, phrases) = {
     type: 'sst_ptb_trees',
     phrases: phrases,
-    token_indexers: { tokens: { type: 'single_id', lowercase_tokens: true } }
-                    + (if elmo then { elmo: common.elmo_indexer } else {}),
+    token_indexers: { tokens: { type: 'single_id', lowercase_tokens: true } } + common.elmo_indexers(elmo),
   },
 
-  config(elmo):: common.task_base + {
+  config(elmo):: common.task_base + common.bucket_loaders(if full then 100 else 32, sorting_keys=['tokens']) + {
     dataset_reader: reader(elmo, 'all'),
     validation_dataset_reader: reader(elmo, 'roots'),
     train_data_path: $.data.train,
@@ -57,7 +54,7 @@ local head_dim = if full then 600 else 32;
       num_classes: 5,
       text_field_embedder: {
         token_embedders: { tokens: { type: 'embedding', embedding_dim: word_dim, trainable: true } }
-                         + (if elmo then { elmo: common.elmo_embedder(2) } else {}),
+                         + common.elmo_embedders(elmo, 2),
       },
       embedding_dropout: 0.5,
       // Input sizes are filled in by the model (word_dim + the biLM's output dim, then each
@@ -71,19 +68,12 @@ local head_dim = if full then 600 else 32;
       // input_dim is filled in by the model (4 poolings x (2 * hidden [+ ELMo dim])).
       feedforward: { num_layers: 1, hidden_dims: [head_dim], activations: ['relu'], dropout: [0.2] },
     } + (if elmo then { regularizer: common.elmo_regularizer(0.001) } else {}),
-    data_loader: {
-      batch_sampler: { type: 'bucket', batch_size: if full then 100 else 32, sorting_keys: ['tokens'] },
-    },
-    validation_data_loader: {
-      batch_sampler: { type: 'bucket', batch_size: if full then 100 else 32, sorting_keys: ['tokens'] },
-    },
-    trainer: {
-      optimizer: { type: 'adam', lr: 0.001 },
-      num_epochs: if full then 20 else 5,
-      patience: if full then 5 else null,
-      grad_norm: 5.0,
-      validation_metric: '+accuracy',
-      checkpointer: { keep_most_recent_by_count: 1 },
-    },
+    trainer: common.trainer(
+      optimizer={ type: 'adam', lr: 0.001 },
+      num_epochs=if full then 20 else 5,
+      patience=if full then 5 else null,
+      validation_metric='+accuracy',
+      grad_norm=5.0,
+    ) + { checkpointer: { keep_most_recent_by_count: 1 } },
   },
 }

@@ -14,15 +14,20 @@ trains ``baseline_sample<P>`` and ``elmo_sample<P>`` on a deterministic share P 
 file (the path suffix ``#sample=P``) for each share its budget lists (the paper's Figure 1); the
 budget's ``sample_overrides`` give a share more epochs, so that a small share still gets a
 comparable number of updates (the paper trained every share to convergence).
+
+A task's ``notes`` (its setup and what its runs showed) and ``diagnosis_notes`` (what its diagnosis
+variants showed) are keyed by the budget whose runs they describe: a report shows only the notes of
+its own budget, so the conclusions drawn from the ``mini`` runs never appear beside ``smoke`` numbers.
 """
 
 from typing import Any, Dict, Optional
 
+from elmo_tasks.config_defaults import ELMO_EMBEDDER_PATH as _ELMO
+from elmo_tasks.config_defaults import MIXING_WEIGHTS_REGEX as _MIX_PENALTY
+from elmo_tasks.config_defaults import token_layer_only, top_layer_only
+
 # The overrides of the paper's Table 2 (which biLM layers, how they are mixed) for a task whose ELMo
-# embedder sits at model.text_field_embedder.token_embedders.elmo; the biLM has 2 LSTM layers
-# (layer 0 is the token layer), like the shipped one and bilm-tf's test model.
-_ELMO = "model.text_field_embedder.token_embedders.elmo"
-_MIX_PENALTY = ".*scalar_mix.*scalar_parameters.*"
+# embedder sits at ELMO_EMBEDDER_PATH; the layer weights fit the biLM that ELMO_OPTIONS names.
 
 
 def _penalty(alpha: float) -> Dict[str, Any]:
@@ -35,12 +40,12 @@ LAYER_ANALYSES: Dict[str, Dict[str, Any]] = {
     "elmo_top_layer": {
         "table": "layers",
         "label": "top layer only",
-        "overrides": {f"{_ELMO}.fixed_layer_weights": [0, 0, 1]},
+        "overrides": {f"{_ELMO}.fixed_layer_weights": top_layer_only()},
     },
     "elmo_token_layer": {
         "table": "layers",
         "label": "token layer only",
-        "overrides": {f"{_ELMO}.fixed_layer_weights": [1, 0, 0]},
+        "overrides": {f"{_ELMO}.fixed_layer_weights": token_layer_only()},
     },
 }
 INPUT_ONLY = {
@@ -111,16 +116,18 @@ TASKS: Dict[str, Dict[str, Any]] = {
             "mini": "XQuAD English split by article: train on 2 of 4 folds (~600 questions), select on 1, test on 1",
             "paper": "XQuAD English split by article (the official SQuAD files with -o, see squad.libsonnet)",
         },
-        "note": "Cross-validation by article over the 1,190 XQuAD English questions (SQuAD v1.1 dev): about 600 "
-        "training questions instead of about 87,600 and one gold answer instead of three, no GloVe; absolute "
-        "numbers are not comparable with the paper's. One test fold per run (ELMO_TASKS_FOLD=K/4, default 1/4). "
-        "Without GloVe, about 25% of a test fold's tokens are outside the word vocabulary, so they share the "
-        "unknown-word vector, which training never updates (fold 3 of 4; NER, where that was 11%, maps train "
-        "singletons to it instead). Replacing it by zeros in earlier baseline runs (seed 0, made before the "
-        "character-embedding fix) moved validation F1 from 10.55 to 9.97 on fold 3 and from 8.95 to 7.22 on "
-        "fold 4; the ELMo runs read the same word vector beside ELMo, whose character-based input has no "
-        "unknown words. NER's remedy does not carry over: a passage is counted once per question, so only 272 "
-        "training word types occur once.",
+        "notes": {
+            "mini": "Cross-validation by article over the 1,190 XQuAD English questions (SQuAD v1.1 dev): about 600 "
+            "training questions instead of about 87,600 and one gold answer instead of three, no GloVe; absolute "
+            "numbers are not comparable with the paper's. One test fold per run (ELMO_TASKS_FOLD=K/4, default 1/4). "
+            "Without GloVe, about 25% of a test fold's tokens are outside the word vocabulary, so they share the "
+            "unknown-word vector, which training never updates (fold 3 of 4; NER, where that was 11%, maps train "
+            "singletons to it instead). Replacing it by zeros in earlier baseline runs (seed 0, made before the "
+            "character-embedding fix) moved validation F1 from 10.55 to 9.97 on fold 3 and from 8.95 to 7.22 on fold "
+            "4; the ELMo runs read the same word vector beside ELMo, whose character-based input has no unknown "
+            "words. NER's remedy does not carry over: a passage is counted once per question, so only 272 training "
+            "word types occur once."
+        },
     },
     "snli": {
         "name": "SNLI",
@@ -166,14 +173,18 @@ TASKS: Dict[str, Dict[str, Any]] = {
             "paper": {**PAPER, "sample_shares": [0.001, 0.01, 0.1]},
         },
         "trained_on": {"mini": "SNLI dev minus a held-out tenth (8.9k pairs)", "paper": "SNLI dev minus a tenth"},
-        "diagnosis_note": "the cause was ELMo's own dropout on top of ESIM's input dropout (the earlier config): "
-        "without it ELMo leads the baseline on the held-out tenth and on test over three seeds, and the config now "
-        "has none. On that config, layer norm, twice the epochs and the biLM fine-tuned on the training pairs (one "
-        "seed each) stayed within a seed's noise of it, and ELMo at the output too (three seeds, Table 3) was no "
-        "better than it, so the config keeps the simpler recipe (ELMo at the input only, no layer norm, the shipped "
-        "biLM).",
-        "note": "Trained on SNLI dev minus a held-out tenth (model selection on that tenth); the full SNLI training "
-        "set was not available, so absolute numbers are not comparable with the paper's.",
+        "diagnosis_notes": {
+            "mini": "the cause was ELMo's own dropout on top of ESIM's input dropout (the earlier config): without it "
+            "ELMo leads the baseline on the held-out tenth and on test over three seeds, and the config now has none. "
+            "On that config, layer norm, twice the epochs and the biLM fine-tuned on the training pairs (one seed "
+            "each) stayed within a seed's noise of it, and ELMo at the output too (three seeds, Table 3) was no "
+            "better than it, so the config keeps the simpler recipe (ELMo at the input only, no layer norm, the "
+            "shipped biLM)."
+        },
+        "notes": {
+            "mini": "Trained on SNLI dev minus a held-out tenth (model selection on that tenth); the full SNLI "
+            "training set was not available, so absolute numbers are not comparable with the paper's."
+        },
     },
     "srl": {
         "name": "SRL",
@@ -215,11 +226,14 @@ TASKS: Dict[str, Dict[str, Any]] = {
             "mini": "CoNLL-2012 dev minus a held-out tenth of its documents",
             "paper": "CoNLL-2005 train (WSJ 02-21)",
         },
-        "note": "The paper reports CoNLL-2012; CoNLL-2012 here trains on its dev set split by document (its training "
-        "split is not available) and is tested on its test set. CoNLL-2005 comes from the sample-efficiency runs "
-        "(`--sample-efficiency`: 1% and 10% of train, selected on devel), tested on test WSJ (their Test column and "
-        "the sample-efficiency table) and test Brown (`test_brown` below). A 4-layer, 100-unit model instead of "
-        "8 x 300, no GloVe and far fewer epochs than the paper (see experiments/srl.libsonnet).",
+        "notes": {
+            "mini": "The paper reports CoNLL-2012; CoNLL-2012 here trains on its dev set split by document (its "
+            "training split is not available) and is tested on its test set. CoNLL-2005 comes from the "
+            "sample-efficiency runs (`--sample-efficiency`: 1% and 10% of train, selected on devel), tested on test "
+            "WSJ (their Test column and the sample-efficiency table) and test Brown (`test_brown` below). A 4-layer, "
+            "100-unit model instead of 8 x 300, no GloVe and far fewer epochs than the paper (see "
+            "experiments/srl.libsonnet)."
+        },
     },
     "coref": {
         "name": "Coref",
@@ -253,9 +267,11 @@ TASKS: Dict[str, Dict[str, Any]] = {
             "mini": "CoNLL-2012 dev minus a held-out tenth of its documents (~310 documents)",
             "paper": "CoNLL-2012 dev minus a held-out tenth of its documents",
         },
-        "note": "Trained on CoNLL-2012 dev minus a held-out tenth of its documents (model selection there): 343 "
-        "instead of 2,802 training documents, no GloVe, K = 50 antecedents and far fewer steps, so absolute "
-        "numbers are not comparable with the paper's (see experiments/coref.libsonnet).",
+        "notes": {
+            "mini": "Trained on CoNLL-2012 dev minus a held-out tenth of its documents (model selection there): 343 "
+            "instead of 2,802 training documents, no GloVe, K = 50 antecedents and far fewer steps, so absolute "
+            "numbers are not comparable with the paper's (see experiments/coref.libsonnet)."
+        },
     },
     "ner": {
         "name": "NER",
@@ -293,18 +309,21 @@ TASKS: Dict[str, Dict[str, Any]] = {
             "paper": PAPER,
         },
         "trained_on": {"mini": "eng.train (14,041 sentences), 30 epochs", "paper": "eng.train"},
-        "diagnosis_note": "two config changes made ELMo lead. (1) ELMo's own dropout on top of the tagger's input "
-        "dropout dropped ELMo out twice (the row 'ELMo's own dropout 0.5 too': 90.21 on eng.testa against 90.83 "
-        "for the same seed without it); the config now has none. (2) The "
-        "unknown-word vector: with every eng.train word in the vocabulary it was never trained, and the 11% of "
-        "eng.testb tokens unseen in training (7.5% of eng.testa) were tagged from its random initial values. Test F1 "
-        "then spread over 5 points across seeds (baseline 76.84 to 81.96) and ELMo did not lead on eng.testb (79.58 "
-        "± 2.48 against 79.73 ± 2.62, 3 seeds each). With the words seen once in eng.train mapped to it, so that "
-        "training updates it (the config now), both rose and the spread shrank, ELMo's most (Table 1). Rows marked "
-        "† predate change (2).",
-        "note": "Trained on eng.train, model selection on eng.testa; no pretrained word vectors (GloVe is not "
-        "available here; words seen once in eng.train share the trained unknown-word vector) and fewer epochs than "
-        "the paper (see experiments/ner.libsonnet).",
+        "diagnosis_notes": {
+            "mini": "two config changes made ELMo lead. (1) ELMo's own dropout on top of the tagger's input dropout "
+            "dropped ELMo out twice (the row 'ELMo's own dropout 0.5 too': 90.21 on eng.testa against 90.83 for the "
+            "same seed without it); the config now has none. (2) The unknown-word vector: with every eng.train word "
+            "in the vocabulary it was never trained, and the 11% of eng.testb tokens unseen in training (7.5% of "
+            "eng.testa) were tagged from its random initial values. Test F1 then spread over 5 points across seeds "
+            "(baseline 76.84 to 81.96) and ELMo did not lead on eng.testb (79.58 ± 2.48 against 79.73 ± 2.62, 3 seeds "
+            "each). With the words seen once in eng.train mapped to it, so that training updates it (the config now), "
+            "both rose and the spread shrank, ELMo's most (Table 1). Rows marked † predate change (2)."
+        },
+        "notes": {
+            "mini": "Trained on eng.train, model selection on eng.testa; no pretrained word vectors (GloVe is not "
+            "available here; words seen once in eng.train share the trained unknown-word vector) and fewer epochs "
+            "than the paper (see experiments/ner.libsonnet)."
+        },
     },
     "sst5": {
         "name": "SST-5",
@@ -335,9 +354,11 @@ TASKS: Dict[str, Dict[str, Any]] = {
             "paper": PAPER,
         },
         "trained_on": {"mini": "SST train roots (8,544 sentences)", "paper": "SST train, all phrases"},
-        "note": "Selected on dev roots; no GloVe (trainable embeddings) and smaller/shorter training than the paper "
-        "(see experiments/sst5.libsonnet). The config trains on all distinct phrases of train.txt, as the paper "
-        "did; the mini budget trains on sentences only (`dataset_reader.phrases: roots`).",
+        "notes": {
+            "mini": "Selected on dev roots; no GloVe (trainable embeddings) and smaller/shorter training than the "
+            "paper (see experiments/sst5.libsonnet). The config trains on all distinct phrases of train.txt, as the "
+            "paper did; the mini budget trains on sentences only (`dataset_reader.phrases: roots`)."
+        },
     },
 }
 

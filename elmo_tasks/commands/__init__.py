@@ -12,3 +12,4 @@ from elmo_tasks.commands import (  # noqa: F401
     srl_props,
     srl_score,
 )
+from elmo_tasks.demo import command as elmo_demo  # noqa: F401  (`elmo-demo` lives with the demo, elmo_tasks/demo)

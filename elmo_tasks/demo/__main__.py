@@ -1,0 +1,16 @@
+"""``python -m elmo_tasks.demo ARCHIVE [ARCHIVE ...]``: the same server as ``allennlp elmo-demo``."""
+
+import argparse
+from typing import List, Optional
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    import elmo_tasks.plugin  # noqa: F401  (registers the models the archives hold)
+    from elmo_tasks.demo.command import DESCRIPTION, add_arguments, run
+
+    parser = add_arguments(argparse.ArgumentParser(prog="python -m elmo_tasks.demo", description=DESCRIPTION))
+    run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""``allennlp elmo-demo ARCHIVE [ARCHIVE ...]`` (also ``python -m elmo_tasks.demo``): the demo server.
+
+The command checks every archive (path, task, page name) and binds its port before loading
+anything, so mistakes cost seconds; then it loads each archive with its task's predictor and the
+biLM page's biLM, and serves until Ctrl-C. Only this module is imported when ``allennlp`` starts
+(to register the command): FastAPI, uvicorn and the models are imported when the command runs.
+"""
+
+import argparse
+import os
+import sys
+import time
+from typing import NoReturn
+
+from allennlp.commands.subcommand import Subcommand
+
+from elmo_tasks.cli_options import add_option
+
+DESCRIPTION = """Serve task models and the biLM in a web page: GET / lists the models, /models/NAME
+draws a model's predictions for text you type beside the ELMo mixing weights it learned, /bilm
+shows a word's nearest neighbours in context per biLM layer; POST /api/NAME/predict takes and
+returns the JSON lines of `allennlp predict`, GET /api/health answers scripts. Nothing is fetched
+from the network. Each ARCHIVE is a model.tar.gz from `allennlp train` (or `scripts/reproduce.py`:
+runs/BUDGET/TASK/VARIANT/seedK/model.tar.gz), served as /models/TASK (ner, srl, coref, squad, snli,
+sst5), or NAME=ARCHIVE to choose the name (e.g. two models of one task)."""
+
+SHIPPED_OPTIONS = "elmo_tasks:pretrained/bilm_small/options.json"
+SHIPPED_WEIGHTS = "elmo_tasks:pretrained/bilm_small/weights.hdf5"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The command's arguments (shared by ``allennlp elmo-demo`` and ``python -m elmo_tasks.demo``)."""
+    parser.add_argument("archives", nargs="+", metavar="ARCHIVE", help="a task model's archive, or NAME=ARCHIVE")
+    add_option(parser, "--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
+    add_option(parser, "--port", type=int, default=8000, help="port to listen on (0: any free port)")
+    add_option(parser, "--options-file", default=SHIPPED_OPTIONS, help="the biLM page's biLM options", shown="shipped")
+    add_option(parser, "--weight-file", default=SHIPPED_WEIGHTS, help="the biLM page's biLM weights", shown="shipped")
+    parser.add_argument("--no-bilm", action="store_true", help="serve no biLM page (starts faster)")
+    add_option(parser, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
+    add_option(parser, "--max-request-bytes", type=int, default=1_000_000, help="largest request body (413 above)")
+    add_option(parser, "--max-waiting", type=int, default=32, help="requests queued per model (503 above)")
+    return parser
+
+
+@Subcommand.register("elmo-demo")
+class ElmoDemo(Subcommand):
+    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        sub = parser.add_parser(self.name, description=DESCRIPTION, help="Serve the task models and the biLM.")
+        add_arguments(sub)
+        sub.set_defaults(func=run)
+        return sub
+
+
+def _fail(message: str) -> NoReturn:
+    print(f"elmo-demo: error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    if not 0 <= args.port <= 65535:
+        _fail(f"--port must be from 0 to 65535, got {args.port}")
+    for option, value in (("--max-request-bytes", args.max_request_bytes), ("--max-waiting", args.max_waiting)):
+        if value < 1:
+            _fail(f"{option} must be at least 1, got {value}")
+
+
+def _check_bilm_files(args: argparse.Namespace) -> None:
+    """The biLM page's files exist (checked before the models load); none are needed with --no-bilm."""
+    from elmo_tasks.bilm.references import BilmReferenceError, resolve_bilm_file
+
+    if args.no_bilm:
+        return
+    for option, value in (("--options-file", args.options_file), ("--weight-file", args.weight_file)):
+        try:
+            path = resolve_bilm_file(value)
+        except BilmReferenceError as error:
+            _fail(f"{option}: {error}")
+        if not os.path.isfile(path):
+            _fail(f"{option}: {value} is not a file; give the biLM's options.json and weights.hdf5, or --no-bilm")
+
+
+def run(args: argparse.Namespace) -> None:
+    """Check, bind, load, serve (see the module docstring)."""
+    from elmo_tasks.bilm.errors import BilmError
+    from elmo_tasks.demo.app import create_app
+    from elmo_tasks.demo.bilm_neighbours import load_neighbours, spacy_tokenizer
+    from elmo_tasks.demo.loaded_models import DemoSetupError, check_archives, load_models
+    from elmo_tasks.demo.server import DemoServer
+
+    _check_numbers(args)
+    _check_bilm_files(args)
+    try:
+        check_archives(args.archives)
+    except DemoSetupError as error:
+        _fail(str(error))
+    try:
+        server = DemoServer(args.host, args.port)
+    except OSError as error:
+        _fail(f"cannot listen on {args.host}:{args.port} ({error.strerror or error}); choose another --port or --host")
+    started = time.time()
+    models = load_models(args.archives, args.cuda_device)
+    neighbours = None
+    if not args.no_bilm:
+        device = f"cuda:{args.cuda_device}" if args.cuda_device >= 0 else "cpu"
+        try:
+            neighbours = load_neighbours(args.options_file, args.weight_file, device=device)
+        except (BilmError, OSError, ValueError) as error:
+            _fail(f"the biLM page's biLM ({args.options_file}, {args.weight_file}) did not load: {error}")
+    app = create_app(models, neighbours, spacy_tokenizer(), args.max_request_bytes, args.max_waiting)
+    served = ", ".join(model.name for model in models) + ("" if neighbours is None else " and the biLM page")
+    print(f"elmo-demo: serving {served} at {server.url} (loaded in {time.time() - started:.1f} s; Ctrl-C stops it)")
+    sys.stdout.flush()
+    try:
+        server.serve(app)
+    except KeyboardInterrupt:  # uvicorn shuts down on Ctrl-C, then raises it again for the caller
+        pass
+    finally:
+        server.socket.close()
+    print("elmo-demo: stopped", file=sys.stderr)

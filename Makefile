@@ -1,6 +1,18 @@
 # The two commands of the README: `make setup` (also run by the others) and `make test`.
 .PHONY: setup lint test test-all
 
+# Tests run in random order (pytest-randomly, pinned in requirements/test.txt), a new order each
+# run, so no test can lean on the ones before it. The seed is printed; `make test SEED=N` repeats
+# that run's order.
+ifndef SEED
+SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+endif
+PYTEST := .venv/bin/python -m pytest -q -p randomly --randomly-seed=$(SEED)
+# Tests whose numbers or code paths depend on torch's threads (float noise in gradient checks, worker
+# processes), run a second time with OMP_NUM_THREADS=1.
+THREAD_SENSITIVE_TESTS := tests/bilm tests/modules \
+	$(sort $(wildcard tests/test_threads.py tests/commands/test_elmo_embed*.py tests/tasks/*/test_*_model.py))
+
 setup:
 	bash scripts/setup.sh
 
@@ -10,7 +22,11 @@ lint: setup
 	.venv/bin/ruff format --check .
 
 test: setup lint
-	.venv/bin/python -m pytest -q -m "not slow" tests
+	@echo "make test: the tests in random order, seed $(SEED) (the same order again: make test SEED=$(SEED))"
+	$(PYTEST) -m "not slow" tests
+	@echo "make test: the thread-sensitive tests again with OMP_NUM_THREADS=1"
+	OMP_NUM_THREADS=1 $(PYTEST) -m "not slow" $(THREAD_SENSITIVE_TESTS)
 
 test-all: setup
-	.venv/bin/python -m pytest -q tests
+	@echo "make test-all: the tests in random order, seed $(SEED) (the same order again: make test-all SEED=$(SEED))"
+	$(PYTEST) tests

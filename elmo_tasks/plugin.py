@@ -3,11 +3,17 @@
 ``.allennlp_plugins`` names it, so ``allennlp`` imports it before reading a config; Python code
 that uses our registered names without the CLI imports it too (``import elmo_tasks.plugin``).
 It also fills in the defaults of the environment variables the experiments read
-(:mod:`elmo_tasks.config_defaults`), which must happen before a config is evaluated.
+(:mod:`elmo_tasks.config_defaults`), which must happen before a config is evaluated, and sets
+torch's thread count by our thread policy (:mod:`elmo_tasks.threads`: one thread unless
+``OMP_NUM_THREADS`` says otherwise), so that ``allennlp train/evaluate/predict`` keep their speed
+on shared cores.
 """
 
+import elmo_tasks.warnings_filter  # noqa: F401  (first: silences dependency FutureWarnings users cannot act on)
 from elmo_tasks.config_defaults import apply_defaults
+from elmo_tasks.threads import apply_thread_policy
 
 apply_defaults()
+apply_thread_policy()
 
 from elmo_tasks import commands, modules, tasks, tokenization  # noqa: E402,F401  (registration is the point)

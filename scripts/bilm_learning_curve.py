@@ -30,6 +30,8 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List
 
+from elmo_tasks.wording import counted
+
 ROOT = Path(__file__).resolve().parent.parent
 ALLENNLP = str(ROOT / ".venv" / "bin" / "allennlp")
 LAST_LINE = re.compile(r"perplexity forward (\S+) backward (\S+) mean (\S+) tokens (\d+)")
@@ -180,7 +182,8 @@ def main(argv=None) -> int:
         earlier = [point for path in args.earlier for point in json.loads(Path(path).read_text())]
         stage_starts = [args.tokens_before] if args.earlier else []
         plot(earlier + curve, baselines, args.plot, stage_starts, args.baseline_label)
-    print(f"bilm_learning_curve: {len(curve)} checkpoints scored on {len(heldout)} held-out texts -> {args.output}")
+    scored = f"{counted(len(curve), 'checkpoint')} scored on {counted(len(heldout), 'held-out text')}"
+    print(f"bilm_learning_curve: {scored} -> {args.output}")
     return 0
 
 

@@ -33,6 +33,8 @@ import time
 from multiprocessing import Pool
 from typing import Dict, List, Tuple
 
+from elmo_tasks.wording import counted
+
 HELD_OUT = ("wikipedia/wiki_99.txt", "news/test_00.txt")
 DEFAULT_PARTS = ("news/training_0*.txt", "news/abc", "books", "wikipedia")
 
@@ -154,7 +156,8 @@ def main(argv=None) -> int:
     with open(os.path.join(args.output_dir, "corpus_stats.json"), "w") as out:
         json.dump(stats, out, indent=2)
     print(
-        f"wrote {len(written):,} sentences ({stats['tokens_written']:,} tokens) from {len(files)} files to "
+        f"wrote {counted(len(written), 'sentence', grouped=True)} "
+        f"({counted(stats['tokens_written'], 'token', grouped=True)}) from {counted(len(files), 'file')} to "
         f"{args.output_dir}/train.txt and a {len(kept):,}-token vocabulary in {time.time() - started:.0f}s"
     )
     return 0

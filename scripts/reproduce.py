@@ -33,7 +33,9 @@ whose overrides a config file has since adopted), whose record is copied with ``
 it. Records that the current config files or shipped biLM would not reuse are marked † in the
 report. A run that was interrupted is resumed with
 ``allennlp train --recover``; a run that fails is reported and the others go on (exit status 1
-at the end). Progress (which run, how many are left, elapsed and estimated time) goes to stdout.
+at the end). Progress (which run, how many are left, elapsed and estimated time) goes to stdout,
+and the last lines give each asked task's test metrics from the records, as the report's Table 1:
+``ner smoke: baseline F1 5.00, ELMo F1 0.00 (test, 1 seed each)``.
 """
 
 import argparse
@@ -56,6 +58,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reproduction_report  # noqa: E402
 from reproduction_plots import state_layer_weights  # noqa: E402
 from reproduction_tasks import BUDGETS, TASKS, default_split, run_name, variants  # noqa: E402
+
+from elmo_tasks.wording import counted  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # The allennlp beside this Python (.venv/bin/allennlp when run as the docstring shows).
@@ -810,10 +814,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     if plan.budget is not None:
         mark_outdated(plan, records)
     reproduction_report.write_report(records, results, budget=args.budget)
-    asked = "report only" if args.report_only else f"{len(jobs)} runs asked, {len(failures)} failed"
-    print(f"reproduce: {asked}; {len(records)} records -> {results}")
+    asked = "report only" if args.report_only else f"{counted(len(jobs), 'run')} asked, {len(failures)} failed"
+    print(f"reproduce: {asked}; {counted(len(records), 'record')} -> {results}")
     for failure in failures:
         print(f"  failed: {failure}")
+    # The last lines: each task's test metrics, as the report's Table 1 gives them.
+    for task in tasks:
+        print(reproduction_report.metrics_line(records, task, args.budget))
     return 1 if failures else 0
 
 

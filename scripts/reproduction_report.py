@@ -4,7 +4,9 @@ It opens with a table shaped like the paper's Table 1 (paper baseline, ELMo and 
 reduction beside ours), then the paper's analyses on our tasks (Table 2: which biLM layers and
 how they are mixed; Table 3: where ELMo goes), the plots (learned layer weights, validation
 curves, sample efficiency) and a short section per task. Re-running it on the same records gives
-the same file.
+the same file. It says only what its own records say: the notes and conclusions that
+scripts/reproduction_tasks.py keeps for a budget appear in that budget's report alone, and a report
+of runs on the fixtures says that they check the code, not the tasks.
 """
 
 import json
@@ -16,6 +18,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from reproduction_plots import layer_weights_figure, sample_efficiency_figure, validation_curves_figure
 from reproduction_tasks import BILM_NAMES, PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
+
+from elmo_tasks.wording import counted
 
 Record = Dict[str, Any]
 
@@ -177,6 +181,40 @@ def cross_validated_per_seed(records: List[Record], task: str, variant: str) -> 
     return [statistics.mean(by_seed[k].values()) for k in sorted(seeds)]
 
 
+def table_1_values(
+    records: List[Record], task: str
+) -> Tuple[List[float], List[float], List[Record], List[Record], bool]:
+    """The test values of a task's baseline and ELMo runs as Table 1 gives them, the records they come
+    from, and whether they are means over all cross-validation folds per seed (else the default split's)."""
+    base, elmo = (cross_validated_per_seed(records, task, v) for v in ("baseline", "elmo"))
+    cross_validated = bool(base and elmo)  # both on the same footing, or both on the default split
+    elmo_records = [r for r in records if r["task"] == task and r["variant"] == "elmo"]
+    base_records = [r for r in records if r["task"] == task and r["variant"] == "baseline"]
+    if not cross_validated:
+        groups = _by_variant(records, task)
+        base, elmo = _values(groups.get("baseline", [])), _values(groups.get("elmo", []))
+        elmo_records, base_records = groups.get("elmo", []), groups.get("baseline", [])
+    return base, elmo, base_records, elmo_records, cross_validated
+
+
+def metrics_line(records: List[Record], task: str, budget: Optional[str]) -> str:
+    """One console line with a task's Table 1 numbers from ``records``: ``ner smoke: baseline F1 5.00,
+    ELMo F1 0.00 (test, 1 seed each)``."""
+    spec = TASKS[task]
+    base, elmo, _, _, cross_validated = table_1_values(records, task)
+    metric = spec["metric_name"]
+    cells = [
+        f"{name} {metric} {mean_std(values)}" if values else f"{name} not run yet"
+        for name, values in (("baseline", base), ("ELMo", elmo))
+    ]
+    if len(base) == len(elmo):
+        seeds = f"{counted(len(base), 'seed')} each"
+    else:
+        seeds = f"seeds {len(base)} / {len(elmo)}"
+    where = f"test, mean over all {spec['split']['label']}s per seed" if cross_validated else "test"
+    return f"{task} {budget or 'custom'}: {', '.join(cells)} ({where}, {seeds})"
+
+
 def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
     lines = [
         "| Task | Metric | Paper baseline | Paper ELMo | Paper error reduction | Our baseline | Our ELMo "
@@ -184,14 +222,7 @@ def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for task, spec in TASKS.items():
-        base, elmo = (cross_validated_per_seed(records, task, v) for v in ("baseline", "elmo"))
-        cross_validated = bool(base and elmo)  # both on the same footing, or both on the default split
-        elmo_records = [r for r in records if r["task"] == task and r["variant"] == "elmo"]
-        base_records = [r for r in records if r["task"] == task and r["variant"] == "baseline"]
-        if not cross_validated:
-            groups = _by_variant(records, task)
-            base, elmo = _values(groups.get("baseline", [])), _values(groups.get("elmo", []))
-            elmo_records, base_records = groups.get("elmo", []), groups.get("baseline", [])
+        base, elmo, base_records, elmo_records, cross_validated = table_1_values(records, task)
         bilms = ", ".join(f"`{sha}`" for sha in sorted({r.get("bilm_weights_sha256") or "?" for r in elmo_records}))
         paper = spec["paper"]
         ours = f"{error_reduction(statistics.mean(base), statistics.mean(elmo)):.1f}%" if base and elmo else "–"
@@ -223,8 +254,11 @@ def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
     return lines
 
 
-def analysis_table(records: List[Record], table: str, paper: Dict[str, Dict[str, float]]) -> List[str]:
-    """Best validation metric (mean ± std over seeds) of the variants of one analysis, per task."""
+def analysis_table(
+    records: List[Record], table: str, paper: Dict[str, Dict[str, float]], budget: Optional[str] = "mini"
+) -> List[str]:
+    """Best validation metric (mean ± std over seeds) of the variants of one analysis, per task; without
+    such runs, the command that makes them for ``budget``."""
     columns: List[str] = []
     rows: Dict[str, Dict[str, List[Record]]] = {}
     for task, spec in TASKS.items():
@@ -240,7 +274,8 @@ def analysis_table(records: List[Record], table: str, paper: Dict[str, Dict[str,
         rows[f"{spec['name']} (ELMo at {spec['elmo_at']})"] = found
         columns += [c for c in found if c not in columns]
     if not rows:
-        return ["No runs of these variants yet (`scripts/reproduce.py TASK --budget mini --analyses`)."]
+        command = f"scripts/reproduce.py TASK{f' --budget {budget}' if budget else ''} --analyses"
+        return [f"No runs of these variants yet (`{command}`)."]
     lines = ["| Task | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for name, found in rows.items():
         cells = [marked(mean_std(_values(found.get(c, []), "best_validation")), found.get(c, [])) for c in columns]
@@ -257,10 +292,43 @@ def analysis_table(records: List[Record], table: str, paper: Dict[str, Dict[str,
     return lines
 
 
-def diagnosis_notes() -> List[str]:
-    """What each task's diagnosis runs showed, as written in its ``diagnosis_note`` (a bullet per task)."""
-    notes = [f"- {spec['name']}: {spec['diagnosis_note']}" for spec in TASKS.values() if spec.get("diagnosis_note")]
+def diagnosis_notes(records: List[Record], budget: Optional[str]) -> List[str]:
+    """What each task's diagnosis runs showed (a bullet per task): its ``diagnosis_notes`` for ``budget``,
+    only where ``records`` hold diagnosis runs of that task, so a report never shows conclusions drawn
+    from another budget's runs."""
+    notes = []
+    for task, spec in TASKS.items():
+        note = spec.get("diagnosis_notes", {}).get(budget or "")
+        diagnosis = {name for name, analysis in spec["analyses"].items() if analysis["table"] == "diagnosis"}
+        if note and any(r["task"] == task and r["variant"] in diagnosis for r in records):
+            notes.append(f"- {spec['name']}: {note}")
     return [*notes, ""] if notes else []
+
+
+def diagnosis_heading(records: List[Record], budget: Optional[str]) -> str:
+    """The diagnosis section's title: the question the runs answered where the budget's notes say what
+    they found (mini: why ELMo hurt), else what the variants are."""
+    if diagnosis_notes(records, budget):
+        return "Why ELMo hurt (SNLI, NER): what was tried"
+    return "ELMo diagnosis variants (SNLI, NER)"
+
+
+FIXTURES_NOTE = (
+    "Trained and tested on the bundled samples in `fixtures/` with the overrides below: a check that every step "
+    "of a run works (train, evaluate, record, report). The numbers say nothing about the task or about ELMo."
+)
+
+
+def task_note(task: str, records: List[Record], budget: Optional[str]) -> Optional[str]:
+    """What a task's section says about its runs: the task's ``notes`` for ``budget`` or, for runs on the
+    fixtures, that they are a check only; None where neither applies."""
+    note = TASKS[task].get("notes", {}).get(budget or "")
+    if note:
+        return note
+    runs = [r for r in records if r["task"] == task]
+    if runs and all(r.get("data") == "fixtures" for r in runs):
+        return FIXTURES_NOTE
+    return None
 
 
 def _bilm(record: Record) -> str:
@@ -284,12 +352,13 @@ def _training_files(rows: List[Record]) -> str:
     return ", ".join(f"`{name}`" for name in sorted(named)) or "?"
 
 
-def task_section(task: str, records: List[Record], records_link: str) -> List[str]:
+def task_section(task: str, records: List[Record], records_link: str, budget: Optional[str] = None) -> List[str]:
     spec = TASKS[task]
     groups = _by_variant(records, task)
     if not groups:
         return []
-    lines = [f"### {spec['title']}", "", spec["note"], ""]
+    note = task_note(task, records, budget)
+    lines = [f"### {spec['title']}", "", *([note, ""] if note else [])]
     overrides = sorted({json.dumps(r.get("overrides") or {}, sort_keys=True) for r in records if r["task"] == task})
     lines += ["Config overrides (`-o`; analysis variants add their own):", ""] + [f"- `{o}`" for o in overrides]
     bilms = sorted({_bilm(r) for r in records if r["task"] == task} - {""})
@@ -398,6 +467,27 @@ def plots(records: List[Record], directory: Path, prefix: str) -> List[Path]:
     return [path for path in made if path is not None]
 
 
+def introduction(records: List[Record], label: str) -> str:
+    """The report's opening paragraph: what its runs are, and what their numbers can be compared with."""
+    if records and all(r.get("data") == "fixtures" for r in records):
+        return (
+            f"Runs of the `{label}` budget of `scripts/reproduce.py` (see its docstring and "
+            "`scripts/reproduction_tasks.py`) on the bundled samples in `fixtures/`, for a few batches: they check "
+            "that every step of a run works (train, evaluate, record, report), and their numbers say nothing about "
+            "the tasks or about ELMo. Each number is the **test** metric of the model selected on the validation "
+            "split (mean ± standard deviation where there are several seeds); the paper's numbers (Peters et al. "
+            "2018, Table 1) only give the table its shape. Error reduction is (ELMo - baseline) / (100 - baseline)."
+        )
+    return (
+        f"Real runs of the `{label}` budget of `scripts/reproduce.py` (see its docstring and "
+        "`scripts/reproduction_tasks.py`). Each number is the mean ± standard deviation over seeds of the "
+        "**test** metric of the model selected on the validation split; the paper's numbers (Peters et al. "
+        "2018, Table 1) are beside ours for orientation only: our data, model sizes, training time and "
+        "biLM are far smaller (each task's section says how), so only the direction and size of the ELMo "
+        "effect are comparable. Error reduction is (ELMo - baseline) / (100 - baseline)."
+    )
+
+
 def write_report(records: List[Record], path: Path, budget: Optional[str]) -> None:
     """Writes the whole report to ``path`` (its plots into ``<path's folder>/results/``)."""
     label = budget or "custom"
@@ -410,12 +500,7 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
         "do not edit by hand: rerun `scripts/reproduce.py all --budget "
         f"{label} --report-only`. -->",
         "",
-        f"Real runs of the `{label}` budget of `scripts/reproduce.py` (see its docstring and "
-        "`scripts/reproduction_tasks.py`). Each number is the mean ± standard deviation over seeds of the "
-        "**test** metric of the model selected on the validation split; the paper's numbers (Peters et al. "
-        "2018, Table 1) are beside ours for orientation only: our data, model sizes, training time and "
-        "biLM are far smaller (each task's section says how), so only the direction and size of the ELMo "
-        "effect are comparable. Error reduction is (ELMo - baseline) / (100 - baseline).",
+        introduction(records, label),
         "",
         *(
             ["Earlier runs, made before runs kept records, are in [RESULTS_history.md](RESULTS_history.md).", ""]
@@ -433,13 +518,13 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
         "",
         "### Which biLM layers, and how they are mixed (the paper's Table 2)",
         "",
-        *analysis_table(records, "layers", PAPER_LAYER_TABLE),
+        *analysis_table(records, "layers", PAPER_LAYER_TABLE, budget),
         "",
         "### Where ELMo goes: input only or input and output (the paper's Table 3)",
         "",
-        *analysis_table(records, "placement", PAPER_PLACEMENT_TABLE),
+        *analysis_table(records, "placement", PAPER_PLACEMENT_TABLE, budget),
         "",
-        "### Why ELMo hurt (SNLI, NER): what was tried",
+        f"### {diagnosis_heading(records, budget)}",
         "",
         "ELMo variants on each task's validation data (`--analyses`): ELMo's own dropout 0.5 on top of the task "
         "model's dropout of its whole embedded input (the earlier configs, which dropped ELMo's features out "
@@ -447,9 +532,9 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
         "the epochs, and a biLM first fine-tuned on the task's training text (the paper's appendix; its command "
         "is the first of each run's record).",
         "",
-        *analysis_table(records, "diagnosis", {}),
+        *analysis_table(records, "diagnosis", {}, budget),
         "",
-        *diagnosis_notes(),
+        *diagnosis_notes(records, budget),
         "## Plots",
         "",
     ]
@@ -466,6 +551,6 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
         lines.append("No finished runs yet.")
     lines += ["", "## Per task", ""]
     for task in TASKS:
-        lines += task_section(task, records, records_link)
+        lines += task_section(task, records, records_link, budget)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")

@@ -2,13 +2,21 @@
 
 Experiments in tests run with bilm-tf's tiny test biLM (fast); tests/pretrained checks the
 shipped default biLM itself.
+
+Every test starts from the same global state and leaves it as it found it (``_isolated_global_state``),
+so the suite passes in any order (``make test`` runs it shuffled) and at any thread count.
 """
 
+import logging
 import os
+import random
+import sys
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
+import numpy
 import pytest
+import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES_ROOT = ROOT / "fixtures"
@@ -23,14 +31,83 @@ SHARED = ROOT.parent / "shared"
 
 needs_shared = pytest.mark.skipif(not SHARED.exists(), reason="../shared is absent")
 
+# torch's global generator at the start of every test (tests that need other numbers seed it themselves).
+TEST_TORCH_SEED = 0
+
+
+@pytest.fixture(autouse=True)
+def _isolated_global_state() -> Iterator[None]:
+    """Restores, after each test, the process-wide state that tests or the code they run change.
+
+    torch's thread count (``elmo-embed`` and ``bilm-probe`` set it, and a model test's float noise
+    depends on it), the environment, the working directory, ``sys.path``/``sys.excepthook``, the
+    random generators (torch's is also seeded, so no test depends on the tests before it; the
+    ``random`` and numpy seeds are pytest-randomly's), the logging setup that ``allennlp train``
+    replaces (it clears the root logger's handlers and adds its own, a file in the test's folder)
+    and AllenNLP's registered names.
+    """
+    import allennlp.common.logging as allennlp_logging
+    from allennlp.common.registrable import Registrable
+    from allennlp.common.tqdm import logger as tqdm_logger
+
+    threads, interop_threads = torch.get_num_threads(), torch.get_num_interop_threads()
+    environment, cwd = dict(os.environ), os.getcwd()
+    path, excepthook = list(sys.path), sys.excepthook
+    torch_rng, python_rng, numpy_rng = torch.get_rng_state(), random.getstate(), numpy.random.get_state()
+    default_dtype, grad_enabled = torch.get_default_dtype(), torch.is_grad_enabled()
+    root = logging.getLogger()
+    root_level, root_handlers = root.level, _own_handlers(root)
+    tqdm_handlers, disabled = _own_handlers(tqdm_logger), logging.root.manager.disable
+    file_friendly = allennlp_logging.FILE_FRIENDLY_LOGGING
+    registered = {base: dict(names) for base, names in Registrable._registry.items()}
+    torch.manual_seed(TEST_TORCH_SEED)
+    yield
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    if torch.get_num_interop_threads() != interop_threads:  # torch allows setting it only once
+        pytest.fail(f"the test changed torch's inter-op threads to {torch.get_num_interop_threads()}")
+    if dict(os.environ) != environment:
+        os.environ.clear()
+        os.environ.update(environment)
+    os.chdir(cwd)
+    sys.path[:], sys.excepthook = path, excepthook
+    torch.set_rng_state(torch_rng)
+    random.setstate(python_rng)
+    numpy.random.set_state(numpy_rng)
+    torch.set_default_dtype(default_dtype)
+    torch.set_grad_enabled(grad_enabled)
+    root.setLevel(root_level)
+    _restore_handlers(root, root_handlers)
+    _restore_handlers(tqdm_logger, tqdm_handlers)
+    logging.disable(disabled)
+    allennlp_logging.FILE_FRIENDLY_LOGGING = file_friendly
+    # Names registered before the test get their classes back (the ELMo drop-in swaps one); names a
+    # test's first import registered stay, since the module stays imported.
+    for base, names in registered.items():
+        Registrable._registry[base].update(names)
+
+
+def _own_handlers(logger: logging.Logger) -> list:
+    """The logger's handlers, less pytest's capture handlers (pytest adds and removes those per phase)."""
+    return [handler for handler in logger.handlers if not type(handler).__module__.startswith("_pytest")]
+
+
+def _restore_handlers(logger: logging.Logger, saved: list) -> None:
+    """Puts back the ``saved`` handlers, removing (and closing) any the test added."""
+    for handler in _own_handlers(logger):
+        if handler not in saved:
+            logger.removeHandler(handler)
+            handler.close()
+    for handler in saved:
+        if handler not in logger.handlers:
+            logger.addHandler(handler)
+
 
 def run_allennlp(*args: str, cwd: Optional[Path] = None) -> None:
     """Run an `allennlp` command in this process from the repo root (or ``cwd``), on the bundled fixtures.
 
     Config paths (fixtures/..., experiments/...) are relative to the repo root, as for users.
     """
-    import os
-    import sys
     from unittest import mock
 
     from allennlp.commands import main
@@ -61,3 +138,32 @@ def experiment_config(experiment: str, data: str, **extra_env: str) -> dict:
         **extra_env,
     }
     return Params.from_file(str(ROOT / "experiments" / f"{experiment}.jsonnet"), ext_vars=env).as_dict()
+
+
+def untrained_archive(experiment: str, directory: Path) -> Path:
+    """``directory/model.tar.gz``: the model of ``experiments/<experiment>.jsonnet`` as built (not
+    trained) on the first fixture sentences, archived as ``allennlp train`` does; in seconds, for
+    tests of what commands do with their inputs."""
+    import json
+
+    import torch
+    from allennlp.common import Params
+    from allennlp.common.meta import Meta
+    from allennlp.models.archival import CONFIG_NAME, META_NAME, archive_model
+
+    from tests.tasks.experiment_case import build_fixture_model
+
+    previous = os.getcwd()
+    os.chdir(ROOT)  # the configs' data paths are relative to the repo root
+    try:
+        env = {**os.environ, "ELMO_TASKS_DATA": "fixtures"}
+        config = Params.from_file(str(ROOT / "experiments" / f"{experiment}.jsonnet"), ext_vars=env).as_dict(quiet=True)
+        model, vocab = build_fixture_model(f"{experiment}.jsonnet")
+    finally:
+        os.chdir(previous)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / CONFIG_NAME).write_text(json.dumps(config), encoding="utf-8")
+    vocab.save_to_files(str(directory / "vocabulary"))
+    torch.save(model.state_dict(), directory / "best.th")
+    Meta.new().to_file(directory / META_NAME)
+    return Path(archive_model(directory))

@@ -11,6 +11,7 @@ renamed into place when complete).
 """
 
 import argparse
+import math
 import sys
 import time
 from typing import Callable, List, Optional
@@ -21,16 +22,17 @@ from elmo_tasks.bilm.sentence_file import (
     check_sentence_file,
     refuse_same_file,
 )
+from elmo_tasks.cli_options import add_option
+from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_workers
+from elmo_tasks.wording import counted
+
+# Line numbers of skipped empty lines the summary shows (all of them are in the output file).
+SHOWN_SKIPPED_LINES = 10
 
 DESCRIPTION = """Embed a file with one sentence per line. The hdf5 output has one dataset per
 line, named by its 0-based line number, plus 'sentence_to_index' (json: sentence -> line) and,
 with --skip-empty-lines, 'skipped_empty_lines' (their 0-based line numbers). The output file is
 replaced only when the whole input has been embedded."""
-
-# One thread by default: with torch's default (one thread per core) embedding ran 9x to 15x
-# slower whenever other jobs wanted the CPU, while one thread kept its speed (docs/BENCHMARKS.md,
-# "elmo-embed threads"). On a machine you have to yourself, more threads can help: --threads N.
-DEFAULT_THREADS = 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -58,25 +60,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "--skip-empty-lines",
         action="store_true",
         help="leave empty lines out instead of stopping; "
-        "every other line keeps its line number as its name, the skipped ones are listed in "
+        "every other line keeps its 0-based line number as its name, the skipped ones are listed (0-based) in "
         "'skipped_empty_lines'",
     )
-    parser.add_argument(
+    add_option(
+        parser,
         "--max-tokens",
         type=int,
         default=DEFAULT_MAX_TOKENS,
-        help="refuse lines of more "
-        f"whitespace-separated tokens than this (default {DEFAULT_MAX_TOKENS}): such a line is "
-        "rarely one sentence",
+        help="refuse lines of more whitespace-separated tokens than this: such a line is rarely one sentence",
     )
-    parser.add_argument("--batch-size", type=int, default=64, help="sentences per batch (default 64)")
-    parser.add_argument("--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU (default)")
+    add_option(parser, "--batch-size", type=int, default=64, help="sentences per batch")
+    add_option(parser, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
     parser.add_argument(
         "--threads",
         type=int,
-        default=DEFAULT_THREADS,
-        help="CPU threads for torch (default "
-        f"{DEFAULT_THREADS}: more threads than free cores makes it several times slower)",
+        help="torch threads of one process (default: OMP_NUM_THREADS if set, else 1; see --workers)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        help="processes that embed batches side by side, one thread each (default: one per core, or 1 when "
+        "--threads or OMP_NUM_THREADS is set, with --stateful, or on a GPU); the output is the same for any number",
     )
     parser.add_argument(
         "--stateful",
@@ -109,8 +114,6 @@ def _embed(args: argparse.Namespace) -> None:
     start = time.perf_counter()
     if args.batch_size < 1:
         raise BilmError("--batch-size must be at least 1")
-    if args.threads < 1:
-        raise BilmError("--threads must be at least 1")
     if (args.options_file is None) != (args.weight_file is None):
         raise BilmError("give both --options-file and --weight-file, or neither (for the shipped small biLM)")
     refuse_same_file(args.input_file, args.output_file)
@@ -132,7 +135,7 @@ def _embed(args: argparse.Namespace) -> None:
             f"--cuda-device {args.cuda_device}: there are only {torch.cuda.device_count()} GPUs (ids from 0)"
         )
 
-    torch.set_num_threads(args.threads)
+    workers = _threads_and_workers(args, check.num_lines - len(check.empty_lines))
     options_file, weight_file = args.options_file, args.weight_file
     if options_file is None:
         options_file, weight_file = SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
@@ -149,18 +152,41 @@ def _embed(args: argparse.Namespace) -> None:
         tokenize=spacy_words() if args.tokenize else None,
         progress=not args.no_progress,
         skip_empty_lines=args.skip_empty_lines,
+        workers=workers,
     )
     seconds = time.perf_counter() - start
-    skipped = (
-        f"; skipped {len(result.skipped_empty_lines)} empty lines (listed in 'skipped_empty_lines')"
-        if args.skip_empty_lines
-        else ""
-    )
+    skipped = skipped_lines_note(result.skipped_empty_lines) if args.skip_empty_lines else ""
     print(
-        f"elmo-embed: wrote {result.sentences:,} sentences ({result.tokens:,} tokens) to {args.output_file} "
-        f"in {seconds:.1f} s{skipped}",
+        f"elmo-embed: wrote {counted(result.sentences, 'sentence', grouped=True)} "
+        f"({counted(result.tokens, 'token', grouped=True)}) to {args.output_file} in {seconds:.1f} s{skipped}",
         file=sys.stderr,
     )
+
+
+def skipped_lines_note(skipped: List[int]) -> str:
+    """The summary's note on the empty lines left out (0-based indices, as the datasets are named): their
+    line numbers 1-based, as in error messages and editors, and where the file lists them 0-based."""
+    if not skipped:
+        return "; skipped 0 empty lines"
+    shown = ", ".join(str(index + 1) for index in skipped[:SHOWN_SKIPPED_LINES])
+    more = ", ..." if len(skipped) > SHOWN_SKIPPED_LINES else ""
+    return (
+        f"; skipped {counted(len(skipped), 'empty line')} ({'line' if len(skipped) == 1 else 'lines'} "
+        f"{shown}{more}; 'skipped_empty_lines' lists {'it' if len(skipped) == 1 else 'them'} 0-based, "
+        "as the datasets are named)"
+    )
+
+
+def _threads_and_workers(args: argparse.Namespace, sentences: int) -> int:
+    """Set torch's threads by the thread policy (:mod:`elmo_tasks.threads`); the worker processes to use."""
+    try:
+        apply_thread_policy(args.threads)
+        workers = chosen_workers(args.workers, args.threads, math.ceil(sentences / args.batch_size))
+    except ThreadSettingError as err:
+        raise BilmError(str(err)) from None
+    if args.workers is None and (args.stateful or args.cuda_device >= 0):
+        return 1  # a stateful biLM carries its rows from batch to batch; a GPU is one device
+    return workers
 
 
 def spacy_words() -> Callable[[str], List[str]]:

@@ -20,6 +20,7 @@ from elmo_tasks.bilm.characters import batch_to_ids
 from elmo_tasks.bilm.errors import BilmError
 from elmo_tasks.bilm.model import BiLM
 from elmo_tasks.bilm.sentence_file import Tokenizer, read_sentences, refuse_same_file
+from elmo_tasks.bilm.workers import ordered_map
 
 Line = Tuple[int, str, List[str]]
 
@@ -94,6 +95,7 @@ def embed_file(
     tokenize: Optional[Tokenizer] = None,
     progress: bool = True,
     skip_empty_lines: bool = False,
+    workers: int = 1,
 ) -> EmbedResult:
     """Write one dataset per input line, named by its 0-based line number.
 
@@ -102,6 +104,8 @@ def embed_file(
     covering the whole input; a failure removes the temporary file (a killed process may leave
     ``.NAME.*.partial`` behind, never a broken ``NAME``). With ``skip_empty_lines`` empty lines
     are left out and listed in the dataset ``skipped_empty_lines`` (0-based line numbers).
+    ``workers`` processes (one thread each, :mod:`elmo_tasks.bilm.workers`) embed the batches of a
+    stateless model; the file is the same whatever their number.
     """
     import h5py
 
@@ -109,8 +113,14 @@ def embed_file(
     mode.check(model.num_layers)
     device = device or next(model.parameters()).device
     model.eval()
+    _check_workers(model, device, workers)
     if model.stateful:
         model.reset_states()
+
+    def embed_batch(batch: List[Line]) -> Tuple[List[Line], List[np.ndarray]]:
+        layers = embed_sentences(model, [words for _, _, words in batch], device)
+        return batch, [mode.apply(value).cpu().numpy() for value in layers]
+
     final_path = os.path.realpath(output_path)  # through a symlink, replace what it points to
     try:
         descriptor, partial_path = tempfile.mkstemp(
@@ -126,10 +136,9 @@ def embed_file(
             index_of: Dict[str, str] = {}
             bar = _progress_bar(input_path, progress)
             lines = read_sentences(input_path, tokenize, skipped_empty_lines=skipped)
-            for batch in _batches(lines, batch_size, model.stateful):
-                layers = embed_sentences(model, [words for _, _, words in batch], device)
-                for (index, text, _), value in zip(batch, layers):
-                    handle.create_dataset(str(index), data=mode.apply(value).cpu().numpy())
+            for batch, arrays in ordered_map(embed_batch, _batches(lines, batch_size, model.stateful), workers):
+                for (index, text, _), array in zip(batch, arrays):
+                    handle.create_dataset(str(index), data=array)
                     index_of.setdefault(text, str(index))
                 batch_tokens = sum(len(words) for _, _, words in batch)
                 sentences, tokens = sentences + len(batch), tokens + batch_tokens
@@ -145,6 +154,16 @@ def embed_file(
             os.remove(partial_path)
         raise
     return EmbedResult(sentences, tokens, skipped or [])
+
+
+def _check_workers(model: BiLM, device: torch.device, workers: int) -> None:
+    if workers > 1 and model.stateful:
+        raise BilmError(
+            "a stateful biLM embeds in one process (row r of a batch continues row r of the previous one): "
+            "use one worker (--workers 1), or drop --stateful"
+        )
+    if workers > 1 and device.type != "cpu":
+        raise BilmError("worker processes are for the CPU; on a GPU use one worker (--workers 1)")
 
 
 def _new_file_mode() -> int:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, List, Optional, Tuple
 
 from elmo_tasks.bilm.errors import BilmError
+from elmo_tasks.wording import counted
 
 Tokenizer = Callable[[str], List[str]]
 
@@ -45,10 +46,11 @@ class SentenceFileCheck:
             advice = ["fix these lines"]
             if self.empty_lines and not skip_empty_lines:
                 advice.append(
-                    "or pass --skip-empty-lines to leave empty lines out (every other line keeps its line number)"
+                    "or pass --skip-empty-lines to leave empty lines out (every other line keeps its 0-based "
+                    "line number as its dataset name)"
                 )
             raise SentenceFileError(
-                f"{self.path}: {len(problems)} of {self.num_lines} lines cannot be embedded: {shown}{more}. "
+                f"{self.path}: {len(problems)} of {counted(self.num_lines, 'line')} cannot be embedded: {shown}{more}. "
                 f"Nothing was embedded; {' '.join(advice)}."
             )
         sentences = self.num_lines - len(self.empty_lines)

@@ -5,10 +5,12 @@ import os
 import sys
 import time
 
-import torch
 from allennlp.commands.subcommand import Subcommand
 
+from elmo_tasks.cli_options import add_option
 from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
+from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_workers, usable_cores
+from elmo_tasks.wording import counted
 
 DESCRIPTION = """Score every token of TEXT_FILE with a biLM and its exact (full) softmax. The text is
 cleaned, tokenized and cut into sentences as the `bilm_raw_text` reader of the training recipe does
@@ -39,19 +41,31 @@ class BilmPerplexity(Subcommand):
             help="the softmax's vocabulary/ folder or its lm_targets.txt "
             "(default: vocabulary/ beside the softmax file)",
         )
-        sub.add_argument("--batch-size", type=int, default=64, help="sentences per batch (default 64)")
-        sub.add_argument("--threads", type=int, help="torch threads (default: torch's own choice)")
+        add_option(sub, "--batch-size", type=int, default=64, help="sentences per batch")
         sub.add_argument(
+            "--threads",
+            type=int,
+            help="torch threads of one process (default: OMP_NUM_THREADS if set, else 1; see --workers)",
+        )
+        sub.add_argument(
+            "--workers",
+            type=int,
+            help="processes that score batches side by side, one thread each (default: one per core, or 1 when "
+            "--threads or OMP_NUM_THREADS is set); the result is the same for any number",
+        )
+        add_option(
+            sub,
             "--text-format",
             choices=("running", "sentence_per_line"),
             default="running",
-            help="how lines become sentences (default: running, as the training recipe)",
+            help="how lines become sentences; running is how the training recipe reads its text",
         )
-        sub.add_argument(
+        add_option(
+            sub,
             "--max-sentence-length",
             type=int,
             default=50,
-            help="longer sentences are cut into pieces, as in training (default 50)",
+            help="longer sentences are cut into pieces, as in training",
         )
         sub.add_argument(
             "--whitespace-tokenized",
@@ -72,10 +86,11 @@ def _run(args: argparse.Namespace) -> None:
 
     if args.batch_size < 1:
         _fail("--batch-size must be at least 1")
-    if args.threads is not None:
-        if args.threads < 1:
-            _fail("--threads must be at least 1")
-        torch.set_num_threads(args.threads)
+    try:
+        apply_thread_policy(args.threads)
+        workers = chosen_workers(args.workers, args.threads, batches=usable_cores())
+    except ThreadSettingError as err:
+        _fail(str(err))
     if (args.options_file is None) != (args.weight_file is None):
         _fail("give both --options-file and --weight-file, or neither (for the shipped small biLM)")
     shipped = args.options_file is None
@@ -103,15 +118,17 @@ def _run(args: argparse.Namespace) -> None:
         started, cpu_started = time.perf_counter(), time.process_time()
         bar = _progress_bar(args.text_file, not args.no_progress)
         sentences = ([token.text for token in sentence] for sentence in reader.sentences(args.text_file))
-        result = model.score(sentences, batch_size=args.batch_size, progress=bar)
+        result = model.score(sentences, batch_size=args.batch_size, progress=bar, workers=workers)
         if bar is not None:
             bar.close()
     except (ScoringError, BilmError, ConfigurationError) as err:  # the reader's errors name file and line
         _fail(str(err))
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     print(
-        f"bilm-perplexity: scored {result.sentences} sentences of {args.text_file} ({result.tokens} tokens per "
-        f"direction, {result.unknown} words outside the {model.weight.shape[0]}-row softmax scored as unknown) "
+        f"bilm-perplexity: scored {counted(result.sentences, 'sentence', grouped=True)} of {args.text_file} "
+        f"({counted(result.tokens, 'token', grouped=True)} per direction; "
+        f"{counted(result.unknown, 'word', grouped=True)} outside the softmax's vocabulary of "
+        f"{model.vocabulary_size:,} tokens, padding not counted, scored as unknown) "
         f"in {elapsed:.1f} s ({cpu:.1f} CPU s), {result.tokens / elapsed:.0f} tokens/s",
         file=sys.stderr,
     )

@@ -2,13 +2,16 @@
 
 import argparse
 import json
+import os
 import sys
 import time
 
-import torch
 from allennlp.commands.subcommand import Subcommand
 
+from elmo_tasks.cli_options import add_option
+from elmo_tasks.commands.command_paths import CommandPathError, check_output_file
 from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
+from elmo_tasks.threads import ThreadSettingError, apply_thread_policy
 
 DESCRIPTION = """POS tagging (a linear classifier on one frozen layer) and word sense
 disambiguation (1-nearest-neighbour over sense centroids) for each layer of a biLM, trained on
@@ -22,22 +25,43 @@ class BilmProbe(Subcommand):
         sub = parser.add_parser(self.name, description=DESCRIPTION, help="POS and WSD probes of a biLM's layers.")
         sub.add_argument("train_file", help="CoNLL-2012 *_gold_conll(.gz) to train the probes on (e.g. the dev file)")
         sub.add_argument("test_file", help="CoNLL-2012 *_gold_conll(.gz) to score them on (e.g. the test file)")
-        sub.add_argument("--options-file", default=SMALL_OPTIONS_FILE, help="default: the shipped small biLM")
-        sub.add_argument("--weight-file", default=SMALL_WEIGHT_FILE, help="default: the shipped small biLM")
+        shipped = "the shipped small biLM"
+        add_option(sub, "--options-file", default=SMALL_OPTIONS_FILE, shown=shipped, help="the biLM's options.json")
+        add_option(sub, "--weight-file", default=SMALL_WEIGHT_FILE, shown=shipped, help="the biLM's hdf5 weights")
         sub.add_argument("--no-random-control", action="store_true", help="skip the random-weights control")
         sub.add_argument("--max-sentences", type=int, default=None, help="read at most this many sentences per file")
         sub.add_argument("--save-pos-tagger", help="write the best layer's POS tagger (.npz) here")
         sub.add_argument("--output-json", help="write all numbers here")
-        sub.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
-        sub.add_argument("--seed", type=int, default=0)
+        sub.add_argument("--threads", type=int, help="torch threads (default: OMP_NUM_THREADS if set, else 1)")
+        add_option(sub, "--seed", type=int, default=0, help="random seed of the probes and of the control's weights")
         sub.set_defaults(func=_run)
         return sub
 
 
 def _run(args: argparse.Namespace) -> None:
+    """The probes, after checking the paths; a missing or bad file ends in one line, no traceback."""
+    from elmo_tasks.bilm import BilmError
+
+    try:
+        for path in (args.train_file, args.test_file, args.options_file, args.weight_file):
+            if not os.path.isfile(path):
+                raise CommandPathError(f"{path} is not a file" if os.path.exists(path) else f"{path} does not exist")
+        for path in filter(None, (args.output_json, args.save_pos_tagger)):
+            check_output_file(path)
+        _probe(args)
+    except (CommandPathError, BilmError, OSError) as error:
+        print(f"bilm-probe: error: {error}", file=sys.stderr)
+        sys.exit(2)
+
+
+def _probe(args: argparse.Namespace) -> None:
     from elmo_tasks.probes.run import best_tagger, load_split, markdown_table, probe_bilm
 
-    torch.set_num_threads(max(1, args.threads))
+    try:
+        apply_thread_policy(args.threads)
+    except ThreadSettingError as err:
+        print(f"bilm-probe: error: {err}", file=sys.stderr)
+        sys.exit(2)
     started = time.time()
     train = load_split(args.train_file, args.max_sentences)
     test = load_split(args.test_file, args.max_sentences)

@@ -26,6 +26,8 @@ from allennlp.common.tqdm import Tqdm
 from allennlp.data import DatasetReader
 from allennlp.models.archival import load_archive
 
+from elmo_tasks.cli_options import add_option
+from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.coref_score import report, score_files
 from elmo_tasks.tasks.coref.conll import (
     ConllFormatError,
@@ -35,6 +37,9 @@ from elmo_tasks.tasks.coref.conll import (
     replace_last_column,
 )
 from elmo_tasks.tasks.coref.metric import ResponseRejected
+from elmo_tasks.tasks.coref.predictor import MAX_DOCUMENT_TOKENS, MAX_PADDED_TOKENS, check_document_size
+from elmo_tasks.tasks.input_limits import InputTooLong
+from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +70,11 @@ def predict_file(
     documents = list(parse_conll_lines(lines, input_file))
     crossing = 0
     output_lines = list(lines)
+    for document in documents:  # all checked before any is predicted
+        where = f"{input_file}: document {document.name!r}"
+        check_document_size(
+            document.sentences, MAX_DOCUMENT_TOKENS, MAX_PADDED_TOKENS, "coref-conll", None, lambda: where
+        )
     with torch.no_grad():
         for document in Tqdm.tqdm(documents, desc="coref-conll"):
             instance = reader.text_to_instance(document.sentences, document.speakers, document.genre, document.name)
@@ -89,7 +99,7 @@ class CorefConll(Subcommand):
         sub.add_argument("archive_file", help="model.tar.gz of a coref_elmo model")
         sub.add_argument("input_file", help="CoNLL-2012 file to annotate (plain or .gz); also the key for scoring")
         sub.add_argument("output_file", help="where to write the copy with predicted clusters")
-        sub.add_argument("--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU (default)")
+        add_option(sub, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
         sub.add_argument("-o", "--overrides", type=str, default="", help="JSON overrides of the archived config")
         sub.set_defaults(func=_run)
         return sub
@@ -98,22 +108,29 @@ class CorefConll(Subcommand):
 def _run(args: argparse.Namespace) -> None:
     start = time.monotonic()
     try:
+        check_archive_task(args.archive_file, "coref-conll", "coref")
+        check_output_file(args.output_file)
+    except CommandPathError as error:
+        _fail(str(error))
+    try:
         documents, crossing = predict_file(
             args.archive_file, args.input_file, args.output_file, args.cuda_device, args.overrides
         )
         scores = score_files(args.input_file, args.output_file)
-    except (ConllFormatError, ResponseRejected, ConfigurationError, OSError) as error:
+    except (ConllFormatError, ResponseRejected, ConfigurationError, InputTooLong, OSError) as error:
         _fail(str(error))
     lines = report(scores)
     print("\n".join(lines[:-1]))
     if crossing:
         print(
-            f"coref-conll: {crossing} pairs of crossing mentions in one predicted cluster could not be written "
+            f"coref-conll: {counted(crossing, 'pair')} of crossing mentions in one predicted cluster could not be "
+            "written "
             "unambiguously; the scores are those of the file as written",
             file=sys.stderr,
         )
     print(
-        f"coref-conll: wrote {documents} documents to {args.output_file} in {time.monotonic() - start:.1f} s",
+        f"coref-conll: wrote {counted(documents, 'document')} to {args.output_file} in "
+        f"{time.monotonic() - start:.1f} s",
         file=sys.stderr,
     )
     print(lines[-1])

@@ -12,7 +12,7 @@ import json
 import logging
 import sys
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from allennlp.commands.subcommand import Subcommand
 
@@ -30,8 +30,14 @@ from elmo_tasks.tasks.coref.metric import (
     scores_as_dict,
     summary_line,
 )
+from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
+
+#: Key clusters x response clusters of one document: CEAF-e aligns them through a dense matrix of
+#: that size (8 bytes a pair; scorer.pl's Munkres search does the same). OntoNotes' dev and test
+#: documents have at most 71 key clusters; 25 million pairs make a 200 MB matrix.
+MAX_CLUSTER_PAIRS = 25_000_000
 
 
 def _by_name(path: str, role: str) -> Dict[str, ConllDocument]:
@@ -52,14 +58,28 @@ def score_files(key_path: str, response_path: str) -> DocumentScores:
     missing = [name for name in key if name not in response]
     if missing:
         logger.warning(
-            "%d key documents are missing from %s and count as empty responses (first: %s)",
-            len(missing),
+            "%s missing from %s, scored as empty responses (first: %s)",
+            counted(len(missing), "key document is", "key documents are"),
             response_path,
             missing[0],
         )
     return score_corpus(
-        (document.clusters, response[name].clusters if name in response else []) for name, document in key.items()
+        _within_limit(name, document.clusters, response[name].clusters if name in response else [], response_path)
+        for name, document in key.items()
     )
+
+
+def _within_limit(name: str, key: List, response: List, response_path: str) -> Tuple[List, List]:
+    """``(key, response)`` clusters of one document, unless CEAF-e's matrix would be over MAX_CLUSTER_PAIRS."""
+    pairs = len(key) * len(response)
+    if pairs > MAX_CLUSTER_PAIRS:
+        raise ResponseRejected(
+            f"{response_path}: document {name}: {len(key):,} key x {len(response):,} response clusters, "
+            f"{pairs:,} pairs for CEAF-e's alignment, more than the limit of {MAX_CLUSTER_PAIRS:,} "
+            f"({MAX_CLUSTER_PAIRS * 8 // 10**6:,} MB, README 'Input limits'); check that the files do not write "
+            "every mention as a cluster of its own, or split the document"
+        )
+    return key, response
 
 
 def report(scores: DocumentScores) -> List[str]:

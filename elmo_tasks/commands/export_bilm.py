@@ -2,8 +2,12 @@
 
 import argparse
 import os
+import sys
 
 from allennlp.commands.subcommand import Subcommand
+
+from elmo_tasks.cli_options import add_option
+from elmo_tasks.commands.command_paths import CommandPathError, archive_model_type, check_output_folder
 
 
 @Subcommand.register("export-bilm")
@@ -23,19 +27,40 @@ class ExportBilm(Subcommand):
             "directory) to export instead of the archive's best weights: a run that is "
             "still going, or was stopped, can be exported this way",
         )
-        subparser.add_argument("--cuda-device", type=int, default=-1)
+        add_option(subparser, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
         subparser.set_defaults(func=_export_from_args)
         return subparser
 
 
 def _export_from_args(args: argparse.Namespace) -> None:
+    from allennlp.common.checks import ConfigurationError
     from allennlp.models.archival import load_archive
 
     from elmo_tasks.tasks.lm.export import export_model
 
+    try:
+        archive_model_type(args.archive_file)
+        check_output_folder(args.output_dir, "options.json and weights.hdf5")
+        if args.weights_file is not None and not os.path.isfile(args.weights_file):
+            raise CommandPathError(
+                f"--weights-file {args.weights_file} is not a file; expected a checkpoint such as "
+                "model_state_e9.th in the serialization folder"
+            )
+    except CommandPathError as error:
+        _fail(str(error))
     archive = load_archive(args.archive_file, cuda_device=args.cuda_device, weights_file=args.weights_file)
-    directory = export_model(archive.model, args.output_dir, "float16" if args.float16 else "float32")
+    try:
+        directory = export_model(archive.model, args.output_dir, "float16" if args.float16 else "float32")
+    except ConfigurationError as error:  # no biLM in the model
+        _fail(f"{args.archive_file}: {error}; export-bilm needs a biLM language model or a model using ELMo")
+    except OSError as error:
+        _fail(f"cannot write {args.output_dir}: {error.strerror or error}")
     written = ["options.json", "weights.hdf5"] + [
         n for n in ("softmax.npz", "vocabulary") if os.path.exists(os.path.join(directory, n))
     ]
     print(f"wrote {', '.join(written)} to {directory}")
+
+
+def _fail(message: str) -> None:
+    print(f"export-bilm: error: {message}", file=sys.stderr)
+    sys.exit(2)

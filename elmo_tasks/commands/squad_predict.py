@@ -19,8 +19,12 @@ from allennlp.data import Instance
 from allennlp.models.archival import load_archive
 from allennlp.predictors import Predictor
 
+from elmo_tasks.cli_options import add_option
+from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
+from elmo_tasks.tasks.input_limits import InputTooLong
 from elmo_tasks.tasks.squad.metric import metric_line, score_predictions
-from elmo_tasks.tasks.squad.reader import iter_questions, load_articles
+from elmo_tasks.tasks.squad.reader import SquadFormatError, iter_questions, load_articles
+from elmo_tasks.wording import counted
 
 DESCRIPTION = """Predict an answer for every question of a SQuAD v1.1 json file with a trained
 model archive; write {question_id: answer} (official predictions format) and print
@@ -38,8 +42,8 @@ class SquadPredict(Subcommand):
         sub.add_argument("archive_file", help="model.tar.gz of a bidaf_self_attention run")
         sub.add_argument("dataset_file", help="SQuAD v1.1 json (optionally ending in #fold=K/N)")
         sub.add_argument("output_file", help="where to write the {question_id: answer} json")
-        sub.add_argument("--batch-size", type=int, default=32, help="questions per batch (default 32)")
-        sub.add_argument("--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU (default)")
+        add_option(sub, "--batch-size", type=int, default=32, help="questions per batch")
+        add_option(sub, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
         sub.add_argument(
             "-o", "--overrides", type=str, default="", help="a JSON structure to override the archive's config"
         )
@@ -56,11 +60,24 @@ def gold_answers(dataset_file: str) -> List[Tuple[str, List[str]]]:
 def _run(args: argparse.Namespace) -> None:
     if args.batch_size < 1:
         _fail("--batch-size must be at least 1")
+    try:
+        check_archive_task(args.archive_file, "squad-predict", "squad_qa")
+        check_output_file(args.output_file)
+    except CommandPathError as error:
+        _fail(str(error))
     started = time.time()
-    gold = gold_answers(args.dataset_file)
+    try:
+        gold = gold_answers(args.dataset_file)
+    except (SquadFormatError, OSError) as error:
+        _fail(str(error))
     archive = load_archive(args.archive_file, cuda_device=args.cuda_device, overrides=args.overrides)
     predictor = Predictor.from_archive(archive, "squad_qa")
     instances = list(predictor._dataset_reader.read(args.dataset_file))
+    try:  # all checked before any is predicted
+        for instance in instances:
+            predictor.check_instance(instance)  # type: ignore[attr-defined]
+    except InputTooLong as error:
+        _fail(f"{args.dataset_file}: {error}")
     predictions: Dict[str, str] = {}
     batches = range(0, len(instances), args.batch_size)
     for offset in Tqdm.tqdm(batches, desc="squad-predict", total=len(batches)):
@@ -72,7 +89,7 @@ def _run(args: argparse.Namespace) -> None:
         json.dump(predictions, handle, ensure_ascii=False)
     scores = score_predictions(gold, predictions)
     print(
-        f"squad-predict: wrote {len(predictions)} answers for {scores['questions']} questions of "
+        f"squad-predict: wrote {counted(len(predictions), 'answer')} for {counted(scores['questions'], 'question')} of "
         f"{args.dataset_file} to {args.output_file} in {time.time() - started:.1f} s"
     )
     print(metric_line(scores))

@@ -14,6 +14,7 @@ from allennlp.commands.subcommand import Subcommand
 
 from elmo_tasks.commands.squad_predict import gold_answers
 from elmo_tasks.tasks.squad.metric import metric_line, score_predictions
+from elmo_tasks.wording import counted
 
 DESCRIPTION = """Score SQuAD v1.1 predictions ({question_id: answer} json) against a SQuAD v1.1
 dataset file with the official evaluation semantics; the last line is 'exact_match X f1 Y'."""
@@ -41,8 +42,8 @@ def _run(args: argparse.Namespace) -> None:
         _fail(f"{args.predictions_file}: expected a JSON object {{question_id: answer text}} with string answers")
     scores = score_predictions(gold_answers(args.dataset_file), predictions)
     print(
-        f"squad-score: {scores['questions']} questions in {args.dataset_file}, {scores['unanswered']} "
-        f"unanswered (scored 0), {scores['unknown_ids']} predictions for unknown ids (ignored)"
+        f"squad-score: {counted(scores['questions'], 'question')} in {args.dataset_file}, {scores['unanswered']} "
+        f"unanswered (scored 0), {counted(scores['unknown_ids'], 'prediction')} for unknown ids (ignored)"
     )
     print(metric_line(scores))
 

@@ -9,10 +9,13 @@ from allennlp.commands.subcommand import Subcommand
 from allennlp.common.tqdm import Tqdm
 from allennlp.models.archival import load_archive
 
+from elmo_tasks.cli_options import add_option
+from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.tasks.srl.metric import SrlCounts, metric_line
 from elmo_tasks.tasks.srl.props import write_props
 from elmo_tasks.tasks.srl.reader import FORMATS, read_srl_sentences
 from elmo_tasks.tasks.srl.sentence_prediction import predict_sentences
+from elmo_tasks.wording import counted
 
 DESCRIPTION = """Write the predicted props of every sentence of INPUT (a CoNLL-2005 file or release
 folder, or a CoNLL-2012 *_gold_conll file) to OUTPUT, in input order: the first column copied from
@@ -39,8 +42,8 @@ class SrlProps(Subcommand):
         sub.add_argument(
             "--data-format", choices=sorted(FORMATS), help="format of INPUT (default: the one the model was trained on)"
         )
-        sub.add_argument("--batch-size", type=int, default=64, help="predicates per batch (default 64)")
-        sub.add_argument("--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU (default)")
+        add_option(sub, "--batch-size", type=int, default=64, help="predicates per batch")
+        add_option(sub, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
         sub.set_defaults(func=_run)
         return sub
 
@@ -48,6 +51,12 @@ class SrlProps(Subcommand):
 def _run(args: argparse.Namespace) -> None:
     if args.batch_size < 1:
         _fail("--batch-size must be at least 1")
+    try:
+        check_archive_task(args.archive_file, "srl-props", "srl")
+        for path in filter(None, (args.output_file, args.gold_output)):
+            check_output_file(path)
+    except CommandPathError as error:
+        _fail(str(error))
     started = time.time()
     archive = load_archive(args.archive_file, cuda_device=args.cuda_device)
     model = archive.model
@@ -78,7 +87,8 @@ def _run(args: argparse.Namespace) -> None:
             gold_handle.close()
     gold_note = f" and the gold props to {args.gold_output}" if args.gold_output else ""
     print(
-        f"srl-props: wrote {sentences} sentences ({predicates} predicates) to {args.output_file}{gold_note} "
+        f"srl-props: wrote {counted(sentences, 'sentence')} ({counted(predicates, 'predicate')}) to "
+        f"{args.output_file}{gold_note} "
         f"in {time.time() - started:.1f} s",
         file=sys.stderr,
     )

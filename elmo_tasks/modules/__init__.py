@@ -1,11 +1,16 @@
-"""AllenNLP glue around the biLM: the ELMo token embedder, the ``Elmo`` module, the drop-in switch."""
+"""AllenNLP glue around the biLM: the ELMo token embedder, the ``Elmo`` module, the drop-in switch.
 
-import os
+``from elmo_tasks.modules import Elmo, batch_to_ids`` replaces ``from allennlp.modules.elmo import
+Elmo, batch_to_ids`` (the same character ids). Importing this package (our plugin does) reads
+``ELMO_TASKS_REPLACE_ALLENNLP_ELMO`` and switches the drop-in on if it is set (allennlp_compat.py).
+"""
 
+from elmo_tasks.bilm import batch_to_ids
 from elmo_tasks.modules.allennlp_compat import (
     ENVIRONMENT_VARIABLE,
     AllenNlpElmoTokenEmbedder,
     allennlp_elmo_replaced,
+    apply_environment_switch,
     replace_allennlp_elmo,
     restore_allennlp_elmo,
 )
@@ -19,7 +24,9 @@ from elmo_tasks.modules.elmo_token_embedder import (
 __all__ = [
     "ElmoTokenEmbedder",
     "Elmo",
+    "batch_to_ids",
     "AllenNlpElmoTokenEmbedder",
+    "ENVIRONMENT_VARIABLE",
     "elmo_at_output",
     "find_elmo_embedder",
     "replace_allennlp_elmo",
@@ -27,5 +34,4 @@ __all__ = [
     "allennlp_elmo_replaced",
 ]
 
-if os.environ.get(ENVIRONMENT_VARIABLE, "").strip().lower() in ("1", "true", "yes"):
-    replace_allennlp_elmo()
+apply_environment_switch()

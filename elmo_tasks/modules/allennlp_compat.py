@@ -1,24 +1,37 @@
-"""Serving AllenNLP's registered name ``elmo_token_embedder`` with our ELMo (opt-in).
+"""Serving AllenNLP's ELMo with ours (opt-in, "the drop-in"): ``elmo_token_embedder`` and ``Elmo``.
 
-Turned on by listing ``elmo_tasks.modules.replace_allennlp_elmo`` in ``.allennlp_plugins`` (after
-``elmo_tasks``), or by setting ``ELMO_TASKS_REPLACE_ALLENNLP_ELMO=1``; off by default. Then an
-unchanged AllenNLP config with ``"type": "elmo_token_embedder"`` builds
-:class:`AllenNlpElmoTokenEmbedder`: AllenNLP's arguments and defaults (stateful, AllenNLP's
-layer-norm statistics, the same draws from the random stream), our biLM underneath, and
-archives trained with AllenNLP's own embedder load into it.
+Off by default. Switched on by listing ``elmo_tasks.modules.replace_allennlp_elmo`` in
+``.allennlp_plugins`` (after ``elmo_tasks.plugin``), by ``ELMO_TASKS_REPLACE_ALLENNLP_ELMO=1`` in a
+process that loads our plugin, or by :func:`replace_allennlp_elmo`. Then an unchanged AllenNLP
+config builds ours wherever it builds AllenNLP's ELMo:
+
+* ``"type": "elmo_token_embedder"`` builds :class:`AllenNlpElmoTokenEmbedder`: AllenNLP's
+  arguments and defaults (stateful, AllenNLP's layer-norm statistics, the same draws from the
+  random stream), our biLM underneath;
+* an argument annotated with AllenNLP's ``Elmo`` (allennlp-models' biattentive classification
+  network takes ``elmo: Elmo``) builds :class:`elmo_tasks.modules.Elmo`, which takes the same
+  arguments: AllenNLP's ``Elmo`` is not registrable, so its ``from_params`` is what we serve.
+
+Archives trained with AllenNLP's own ELMo load into ours (elmo_mixes.py maps their keys).
 """
 
 import contextlib
 import logging
-from typing import Iterator, List, Optional, Union
+import os
+from typing import Any, Iterator, List, Optional, Union
 
 import torch
+from allennlp.common import Params
+from allennlp.common.checks import ConfigurationError
+from allennlp.common.from_params import FromParams
 from allennlp.common.registrable import Registrable
 from allennlp.data import Vocabulary
+from allennlp.modules.elmo import Elmo as AllenNlpElmo
 from allennlp.modules.token_embedders.token_embedder import TokenEmbedder
 
 from elmo_tasks.bilm import BiLM
 from elmo_tasks.modules.allennlp_random_stream import draw_like_allennlp_elmo
+from elmo_tasks.modules.elmo import Elmo
 from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder, load_elmo_bilm
 from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
 
@@ -26,6 +39,7 @@ logger = logging.getLogger(__name__)
 
 ALLENNLP_NAME = "elmo_token_embedder"
 ENVIRONMENT_VARIABLE = "ELMO_TASKS_REPLACE_ALLENNLP_ELMO"
+SWITCH_ON, SWITCH_OFF = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 
 
 class AllenNlpElmoTokenEmbedder(ElmoTokenEmbedder):
@@ -87,21 +101,42 @@ class AllenNlpElmoTokenEmbedder(ElmoTokenEmbedder):
         return bilm
 
 
+def _elmo_from_params(
+    cls: type, params: Params, constructor_to_call: Any = None, constructor_to_inspect: Any = None, **extras: Any
+) -> Any:
+    """``from_params`` of AllenNLP's ``Elmo`` while the drop-in is on: builds ours from the same
+    arguments (subclasses of AllenNLP's ``Elmo`` are built as before)."""
+    if cls is AllenNlpElmo:
+        return Elmo.from_params(params, **extras)
+    return FromParams.from_params.__func__(cls, params, constructor_to_call, constructor_to_inspect, **extras)
+
+
+_ELMO_FROM_PARAMS = classmethod(_elmo_from_params)
 _replaced: List[object] = []  # AllenNLP's own registry entry while ours serves the name
 
 
 def replace_allennlp_elmo() -> None:
-    """Serve ``elmo_token_embedder`` with :class:`AllenNlpElmoTokenEmbedder` (idempotent)."""
+    """Serve ``elmo_token_embedder`` with :class:`AllenNlpElmoTokenEmbedder` and AllenNLP's ``Elmo``
+    in configs with ours (idempotent)."""
+    own = AllenNlpElmo.__dict__.get("from_params")
+    if own is not None and own is not _ELMO_FROM_PARAMS:  # AllenNLP changed: say so rather than half-work
+        raise RuntimeError(
+            "allennlp.modules.elmo.Elmo defines its own from_params in this AllenNLP version; the "
+            "elmo-tasks drop-in supports AllenNLP 2.10 (use 'fast_elmo' or elmo_tasks.modules.Elmo directly)"
+        )
+    AllenNlpElmo.from_params = _ELMO_FROM_PARAMS
     registry = Registrable._registry[TokenEmbedder]
     if registry.get(ALLENNLP_NAME, (None,))[0] is AllenNlpElmoTokenEmbedder:
         return
     _replaced.append(registry.get(ALLENNLP_NAME))
     registry[ALLENNLP_NAME] = (AllenNlpElmoTokenEmbedder, None)
-    logger.info("'%s' is now served by elmo_tasks (%s)", ALLENNLP_NAME, AllenNlpElmoTokenEmbedder.__name__)
+    logger.info("'%s' and AllenNLP's Elmo in configs are now served by elmo_tasks", ALLENNLP_NAME)
 
 
 def restore_allennlp_elmo() -> None:
-    """Give ``elmo_token_embedder`` back to AllenNLP's own implementation."""
+    """Give ``elmo_token_embedder`` and ``Elmo`` back to AllenNLP's own implementation."""
+    if AllenNlpElmo.__dict__.get("from_params") is _ELMO_FROM_PARAMS:
+        del AllenNlpElmo.from_params  # back to the one it inherits from FromParams
     if _replaced:
         Registrable._registry[TokenEmbedder][ALLENNLP_NAME] = _replaced.pop()
         _replaced.clear()
@@ -113,7 +148,7 @@ def allennlp_elmo_is_replaced() -> bool:
 
 @contextlib.contextmanager
 def allennlp_elmo_replaced() -> Iterator[None]:
-    """``with allennlp_elmo_replaced(): ...`` builds ``elmo_token_embedder`` as ours inside the block."""
+    """``with allennlp_elmo_replaced(): ...`` builds AllenNLP's ELMo as ours inside the block."""
     was_replaced = allennlp_elmo_is_replaced()
     replace_allennlp_elmo()
     try:
@@ -121,3 +156,20 @@ def allennlp_elmo_replaced() -> Iterator[None]:
     finally:
         if not was_replaced:
             restore_allennlp_elmo()
+
+
+def apply_environment_switch() -> None:
+    """Switch the drop-in on if ``ELMO_TASKS_REPLACE_ALLENNLP_ELMO`` asks for it (read when our plugin loads).
+
+    A value that is neither on (``1``, ``true``, ``yes``, ``on``) nor off (unset, empty, ``0``,
+    ``false``, ``no``, ``off``) stops the run, rather than leaving the user to find out from the
+    numbers which ELMo they got.
+    """
+    value = os.environ.get(ENVIRONMENT_VARIABLE, "")
+    if value.strip().lower() in SWITCH_ON:
+        replace_allennlp_elmo()
+    elif value.strip().lower() not in SWITCH_OFF:
+        raise ConfigurationError(
+            f"{ENVIRONMENT_VARIABLE}={value!r} is neither on ({', '.join(SWITCH_ON)}) nor off "
+            f"({', '.join(v for v in SWITCH_OFF if v)}, or unset); set it to 1 to serve AllenNLP's ELMo with ours"
+        )

@@ -1,10 +1,13 @@
 """``Elmo``: AllenNLP's ``allennlp.modules.elmo.Elmo`` interface on our biLM.
 
-Code written against AllenNLP's module (e.g. the biattentive classification network, which
-takes an ``Elmo`` and reads ``elmo(character_ids)["elmo_representations"]``) runs with one
-import changed. Stateful by default, as AllenNLP's is; ``stateful=False`` gives our stateless
-mode (every sentence starts from zero states, so its vectors do not depend on the batches
-before it, and the exact per-sentence layer cache can be used).
+Code written against AllenNLP's module runs with one import changed: the biattentive
+classification network takes an ``Elmo``, checks ``len(elmo._scalar_mixes)`` and reads
+``elmo(character_ids)["elmo_representations"]``; code copied from AllenNLP's tests resets a
+stateful ELMo with ``elmo._elmo_lstm._elmo_lstm.reset_states()``. Both work here.
+
+Stateful by default, as AllenNLP's is; ``stateful=False`` gives our stateless mode (every
+sentence starts from zero states, so its vectors do not depend on the batches before it, and
+the exact per-sentence layer cache can be used).
 """
 
 import logging
@@ -15,6 +18,7 @@ from allennlp.common import FromParams
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import Vocabulary
 
+from elmo_tasks.bilm import BiLM
 from elmo_tasks.modules.allennlp_random_stream import draw_like_allennlp_elmo
 from elmo_tasks.modules.elmo_mixes import ElmoMixes, words_to_cache
 from elmo_tasks.modules.elmo_token_embedder import load_elmo_bilm
@@ -91,6 +95,11 @@ class Elmo(ElmoMixes, FromParams):
     def get_output_dim(self) -> int:
         return self.bilm.get_output_dim() if hasattr(self.bilm, "get_output_dim") else self.bilm.output_dim
 
+    @property
+    def _elmo_lstm(self) -> Union["AllenNlpBiLmView", torch.nn.Module]:
+        """Where AllenNLP's ``Elmo`` keeps its biLM: a view of ours (a custom ``module`` is returned as is)."""
+        return AllenNlpBiLmView(self) if isinstance(self.bilm, BiLM) else self.bilm
+
     def forward(  # type: ignore[override]
         self, inputs: torch.Tensor, word_inputs: Optional[torch.Tensor] = None
     ) -> Dict[str, Union[torch.Tensor, List[torch.Tensor]]]:
@@ -102,3 +111,28 @@ class Elmo(ElmoMixes, FromParams):
         """
         representations, mask = self._representations(inputs)
         return {"elmo_representations": representations, "mask": mask}
+
+
+class AllenNlpBiLmView:
+    """``elmo._elmo_lstm`` and ``elmo._elmo_lstm._elmo_lstm`` for code written against AllenNLP's ``Elmo``.
+
+    AllenNLP nests its biLM (``Elmo._elmo_lstm``, an ``_ElmoBiLm``) around its LSTM stack
+    (``_ElmoBiLm._elmo_lstm``, an ``ElmoLstm``), and code copied from AllenNLP's tests resets a
+    stateful ELMo with ``elmo._elmo_lstm._elmo_lstm.reset_states()``. Our biLM is one module, so
+    both levels are this view of it; it holds no state of its own (a module attribute would add
+    keys to the state dict).
+    """
+
+    def __init__(self, elmo: Elmo) -> None:
+        self._elmo = elmo
+
+    @property
+    def _elmo_lstm(self) -> "AllenNlpBiLmView":
+        return self
+
+    def reset_states(self, mask: Optional[torch.Tensor] = None) -> None:
+        """Forget the carried LSTM states (all rows, or the rows where ``mask`` is true)."""
+        self._elmo.reset_states(mask)
+
+    def get_output_dim(self) -> int:
+        return self._elmo.bilm.output_dim

@@ -204,9 +204,41 @@ class ElmoMixes(torch.nn.Module):
         ).unsqueeze(1)
         return list(out.unbind(0)), full_mask
 
-    def reset_states(self) -> None:
-        """Stateful mode: forget the LSTM states carried from earlier batches."""
-        self.bilm.reset_states()
+    @property
+    def _scalar_mixes(self) -> List[ScalarMix]:
+        """The mixes in order, under the name AllenNLP's ``Elmo`` gives its list of them.
+
+        Code written for AllenNLP reads it, e.g. allennlp-models' biattentive classification
+        network checks ``len(elmo._scalar_mixes)`` against the representations it uses. A
+        property, not a stored list: the modules stay registered as ``scalar_mix_k`` (as in
+        AllenNLP), so state dicts and archives keep their keys.
+        """
+        return [getattr(self, f"scalar_mix_{k}") for k in range(self.num_output_representations)]
+
+    def reset_states(self, mask: Optional[torch.Tensor] = None) -> None:
+        """Stateful mode: forget the LSTM states carried from earlier batches.
+
+        ``mask`` (``(rows,)``, true where a row's state is to be forgotten) resets only those
+        rows, as AllenNLP's ``reset_states(mask)`` does; its length must be the number of rows
+        whose states are kept (the largest batch seen so far).
+        """
+        if mask is None:
+            self.bilm.reset_states()
+            return
+        if not isinstance(self.bilm, BiLM):
+            raise ConfigurationError(
+                "reset_states(mask) needs our biLM (options_file/weight_file), not a custom module"
+            )
+        states = self.bilm._states  # per layer (h, c), each (directions, rows, width), rows in batch order
+        if states is None:
+            return
+        rows = states[0][0].shape[1]
+        if mask.shape != (rows,):
+            raise ValueError(
+                f"reset_states: the mask must have shape ({rows},) (the rows kept), got {tuple(mask.shape)}"
+            )
+        keep = (~mask.to(torch.bool)).view(1, rows, 1)
+        self.bilm._states = [(h * keep.to(h.device), c * keep.to(c.device)) for h, c in states]
 
     # ---- archives of AllenNLP's ELMo -----------------------------------------------------
 

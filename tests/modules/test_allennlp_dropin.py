@@ -1,12 +1,14 @@
 """The opt-in replacement of AllenNLP's ``elmo_token_embedder`` (checked for the behaviours of
 AllenNLP's elmo_token_embedder_test.py) and archives trained with AllenNLP's own ELMo."""
 
+import copy
 import importlib
 import json
 
 import pytest
 import torch
-from allennlp.common import Params
+from allennlp.common import FromParams, Params
+from allennlp.common.checks import ConfigurationError
 from allennlp.data import Batch, Vocabulary
 from allennlp.data.dataset_readers import Conll2003DatasetReader
 from allennlp.data.token_indexers import (
@@ -15,6 +17,7 @@ from allennlp.data.token_indexers import (
     TokenCharactersIndexer,
 )
 from allennlp.models.archival import load_archive
+from allennlp.modules.elmo import Elmo as AllenNlpElmo
 from allennlp.modules.token_embedders import (
     ElmoTokenEmbedder as AllenNlpElmoTokenEmbedderOriginal,
 )
@@ -24,6 +27,7 @@ import elmo_tasks.modules
 from elmo_tasks.bilm import batch_to_ids
 from elmo_tasks.modules import (
     AllenNlpElmoTokenEmbedder,
+    Elmo,
     ElmoTokenEmbedder,
     allennlp_elmo_replaced,
     elmo_at_output,
@@ -32,6 +36,7 @@ from elmo_tasks.modules import (
 from elmo_tasks.modules.allennlp_compat import (
     ENVIRONMENT_VARIABLE,
     allennlp_elmo_is_replaced,
+    apply_environment_switch,
 )
 from tests.conftest import FIXTURES_ROOT, WEIGHT_FILE, run_allennlp
 
@@ -74,6 +79,64 @@ def test_plugin_module_and_environment_variable_switch_it_on(monkeypatch):
         assert allennlp_elmo_is_replaced()
     finally:
         restore_allennlp_elmo()
+
+
+@pytest.mark.parametrize("value", ["0", "false", "off", ""])
+def test_environment_variable_off_values_leave_allennlps_elmo(monkeypatch, value):
+    monkeypatch.setenv(ENVIRONMENT_VARIABLE, value)
+    apply_environment_switch()
+    assert not allennlp_elmo_is_replaced()
+
+
+def test_environment_variable_with_an_unknown_value_stops_the_run(monkeypatch):
+    monkeypatch.setenv(ENVIRONMENT_VARIABLE, "ours")
+    with pytest.raises(ConfigurationError, match="ELMO_TASKS_REPLACE_ALLENNLP_ELMO='ours' is neither on"):
+        apply_environment_switch()
+    assert not allennlp_elmo_is_replaced()
+
+
+class _TakesAllenNlpElmo(FromParams):
+    """Like allennlp-models' biattentive classification network: an argument typed AllenNLP's ``Elmo``."""
+
+    def __init__(self, elmo: AllenNlpElmo) -> None:
+        self.elmo = elmo
+
+
+class _AllenNlpElmoSubclass(AllenNlpElmo):
+    pass
+
+
+def test_allennlps_elmo_in_a_config_is_ours_only_while_switched_on():
+    config = {
+        "elmo": {
+            "options_file": SKIP_OPTIONS,
+            "weight_file": WEIGHT_FILE,
+            "num_output_representations": 2,
+            "dropout": 0.0,
+            "do_layer_norm": True,
+        }
+    }
+    torch.manual_seed(4)
+    theirs = _TakesAllenNlpElmo.from_params(Params(copy.deepcopy(config))).elmo
+    their_next_draw = torch.rand(2)
+    with allennlp_elmo_replaced():
+        torch.manual_seed(4)
+        ours = _TakesAllenNlpElmo.from_params(Params(copy.deepcopy(config))).elmo
+        assert torch.equal(torch.rand(2), their_next_draw)
+        # a subclass of AllenNLP's Elmo is someone else's code: built as before
+        subclass = _AllenNlpElmoSubclass.from_params(Params(copy.deepcopy(config["elmo"])))
+    assert type(theirs) is AllenNlpElmo and type(ours) is Elmo and type(subclass) is _AllenNlpElmoSubclass
+    assert ours.layer_norm_style == "allennlp" and ours.bilm.stateful and len(ours._scalar_mixes) == 2
+    assert "from_params" not in vars(AllenNlpElmo)  # switched off again: AllenNLP's own from_params
+    assert type(_TakesAllenNlpElmo.from_params(Params(copy.deepcopy(config))).elmo) is AllenNlpElmo
+    worst = 0.0
+    for batch in (SENTENCES, [["A", "dog"]], SENTENCES):
+        ids = batch_to_ids(batch)
+        a, b = theirs(ids), ours(ids)
+        keep = a["mask"].unsqueeze(-1)
+        for x, y in zip(a["elmo_representations"], b["elmo_representations"]):
+            worst = max(worst, float(((x - y) * keep).abs().max().detach()))
+    assert worst < 1e-5
 
 
 def test_allennlp_defaults_stateful_and_allennlp_layer_norm():

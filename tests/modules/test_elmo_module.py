@@ -218,3 +218,124 @@ def test_reads_a_state_dict_of_allennlp_elmo():
     assert torch.allclose(ours(ids)["elmo_representations"][0], expected, atol=1e-5)
     reference = load_bilm(SKIP_OPTIONS, WEIGHT_FILE)
     assert not torch.allclose(ours.bilm.layers[0].w_input, reference.layers[0].w_input)
+
+
+# ---- what code written for AllenNLP's Elmo reaches into ------------------------------------
+
+
+def _representations(elmo, batch):
+    return [r.detach() for r in elmo(batch_to_ids(batch))["elmo_representations"]]
+
+
+def test_biattentive_classification_network_use_scalar_mixes_and_two_representations():
+    """What allennlp-models' BCN does with the Elmo it is given, on ours and on AllenNLP's."""
+    torch.manual_seed(1)
+    theirs = AllenNlpElmo(SKIP_OPTIONS, WEIGHT_FILE, 2, dropout=0.0)
+    torch.manual_seed(1)
+    ours = Elmo(SKIP_OPTIONS, WEIGHT_FILE, 2, dropout=0.0)
+    assert len(ours._scalar_mixes) == len(theirs._scalar_mixes) == 2  # BCN: one per flag it sets
+    assert ours._scalar_mixes[1] is ours.scalar_mix_1
+    assert ours.get_output_dim() == theirs.get_output_dim() == 32
+    # the mixes stay registered under AllenNLP's names only: no new state-dict keys
+    assert {key for key in ours.state_dict() if not key.startswith("bilm.")} == {
+        f"scalar_mix_{k}.{name}"
+        for k in (0, 1)
+        for name in ("gamma", "scalar_parameters.0", "scalar_parameters.1", "scalar_parameters.2")
+    }
+    with torch.no_grad():
+        ours._scalar_mixes[1].scalar_parameters[2].fill_(2.0)  # BCN's two mixes train apart
+        theirs._scalar_mixes[1].scalar_parameters[2].fill_(2.0)
+    their_output, our_output = theirs(batch_to_ids(SENTENCES)), ours(batch_to_ids(SENTENCES))
+    their_list, our_list = their_output["elmo_representations"], our_output["elmo_representations"]
+    integrator_output, input_elmo = our_list.pop(), our_list.pop()  # BCN pops from the end
+    assert not our_list
+    keep = our_output["mask"].unsqueeze(-1)
+    assert torch.allclose(integrator_output * keep, their_list[1] * keep, atol=1e-5)
+    assert torch.allclose(input_elmo * keep, their_list[0] * keep, atol=1e-5)
+    assert not torch.allclose(integrator_output, input_elmo, atol=1e-3)
+
+
+def test_reset_states_through_allennlps_attribute_path_like_allennlp():
+    """``elmo._elmo_lstm._elmo_lstm.reset_states()``, as AllenNLP's elmo_test.py does, with and without a mask."""
+    torch.manual_seed(2)
+    theirs = AllenNlpElmo(SKIP_OPTIONS, WEIGHT_FILE, 1, dropout=0.0)
+    torch.manual_seed(2)
+    ours = Elmo(SKIP_OPTIONS, WEIGHT_FILE, 1, dropout=0.0)
+    fresh = _representations(Elmo(SKIP_OPTIONS, WEIGHT_FILE, 1, dropout=0.0), SENTENCES)[0]
+    second = [["A", "dog", "barked", "."], ["Cats", "sleep", "."]]
+    for elmo in (theirs, ours):
+        _representations(elmo, second)
+    carried = _representations(ours, SENTENCES)[0]
+    assert not torch.allclose(carried, fresh, atol=1e-4)  # the states were carried over
+    worst = float((carried - _representations(theirs, SENTENCES)[0]).abs().max())
+    for elmo in (theirs, ours):
+        elmo._elmo_lstm._elmo_lstm.reset_states()
+    after_reset = _representations(ours, SENTENCES)[0]
+    assert torch.allclose(after_reset, fresh, atol=1e-6)
+    worst = max(worst, float((after_reset - _representations(theirs, SENTENCES)[0]).abs().max()))
+    # reset only the second row: the first keeps its state, the second starts afresh
+    for elmo in (theirs, ours):
+        elmo._elmo_lstm._elmo_lstm.reset_states(torch.tensor([False, True]))
+    a, b = _representations(theirs, SENTENCES)[0], _representations(ours, SENTENCES)[0]
+    worst = max(worst, float((a - b).abs().max()))
+    assert torch.allclose(b[1], fresh[1], atol=1e-6) and not torch.allclose(b[0], fresh[0], atol=1e-4)
+    assert worst < 1e-5
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        ours._elmo_lstm._elmo_lstm.reset_states(torch.tensor([True]))
+    assert ours._elmo_lstm.get_output_dim() == 32
+
+
+def test_batch_to_ids_is_exported_beside_elmo_and_gives_allennlps_ids():
+    from allennlp.modules.elmo import batch_to_ids as allennlp_batch_to_ids
+
+    from elmo_tasks.modules import Elmo as ExportedElmo
+    from elmo_tasks.modules import batch_to_ids as exported_batch_to_ids
+
+    batch = [["ELMo", "naïve", "x" * 60, "<S>", "</S>"], ["日本語"]]
+    assert ExportedElmo is Elmo
+    assert torch.equal(exported_batch_to_ids(batch), allennlp_batch_to_ids(batch))
+
+
+def test_shipped_float16_bilm_against_allennlp_and_why_they_differ(tmp_path):
+    """The measurement in docs/MIGRATING.md: the shipped biLM's weights are float16. AllenNLP adds
+    TensorFlow's forget-gate bias of 1 to them while they are still float16, which rounds every
+    forget bias to float16's resolution near 1 (2**-10); ours widens to float32 first. With a
+    float32 copy of the same weights AllenNLP agrees with us to float32 noise."""
+    from allennlp.modules.elmo import _ElmoBiLm
+
+    from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
+
+    float32_copy = tmp_path / "weights_float32.hdf5"
+    with h5py.File(SMALL_WEIGHT_FILE, "r") as source, h5py.File(float32_copy, "w") as target:
+
+        def copy_widened(name: str, item) -> None:  # visititems stops at the first non-None return
+            if isinstance(item, h5py.Dataset):
+                target.create_dataset(name, data=item[...].astype(np.float32))
+
+        source.visititems(copy_widened)
+        assert target["char_embed"].dtype == np.float32 and len(target) == len(source)
+    sentences, sentence = [], []
+    for line in (FIXTURES_ROOT / "ner" / "dev.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("-DOCSTART"):
+            sentence.append(line.split()[0])
+        elif sentence:
+            sentences, sentence = sentences + [sentence], []
+
+    def largest_difference_per_layer(weight_file) -> list:
+        theirs = _ElmoBiLm(str(SMALL_OPTIONS_FILE), str(weight_file))
+        ours = load_bilm(str(SMALL_OPTIONS_FILE), str(SMALL_WEIGHT_FILE), stateful=True)
+        worst = [0.0, 0.0, 0.0]
+        with torch.no_grad():
+            for start in range(0, len(sentences), 5):  # stateful, batch after batch
+                ids = batch_to_ids(sentences[start : start + 5])
+                a, b = theirs(ids), ours(ids, keep_boundaries=True)
+                keep = a["mask"].unsqueeze(-1)
+                for k, (x, y) in enumerate(zip(a["activations"], b.layers)):
+                    worst[k] = max(worst[k], float(((x - y) * keep).abs().max()))
+        return worst
+
+    assert len(sentences) == 15
+    token_layer, first_lstm, second_lstm = largest_difference_per_layer(SMALL_WEIGHT_FILE)
+    assert token_layer < 1e-5  # no LSTM, no forget bias: the same numbers
+    assert 5e-5 < first_lstm < 5e-4 and 5e-5 < second_lstm < 5e-4  # measured 1.3e-4 and 2.1e-4
+    assert max(largest_difference_per_layer(float32_copy)) < 1e-5  # measured 4.3e-6

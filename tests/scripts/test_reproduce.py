@@ -79,6 +79,13 @@ def test_smoke_report_has_table_1_with_every_task_and_plots(smoke):
     runs, _ = smoke
     text = (runs / "RESULTS.md").read_text()
     assert text.startswith("# Results") and "do not edit by hand" in text
+    # Only what its own records say: no notes or conclusions of the mini runs, and it says what smoke runs are.
+    assert "their numbers say nothing about the tasks or about ELMo" in text
+    for spec in reproduce.TASKS.values():
+        for note in [*spec["notes"].values(), *spec.get("diagnosis_notes", {}).values()]:
+            assert note not in text
+    assert text.count(report.FIXTURES_NOTE) == len(TASK_NAMES)
+    assert "--budget mini" not in text and "Why ELMo hurt" not in text
     table = text.split("## The six benchmarks")[1].split("##")[0]
     for name in ("SQuAD", "SNLI", "SRL", "Coref", "NER", "SST-5"):
         row = next(line for line in table.splitlines() if line.startswith(f"| {name} |"))
@@ -100,6 +107,10 @@ def test_finished_runs_are_reused(smoke, capsys):
     out = capsys.readouterr().out
     assert out.count("reusing") == 2 and "running" not in out
     assert json.loads(record_file.read_text())["train_seconds"] == json.loads(before)["train_seconds"]
+    # The console ends with the task's test metrics, from its records.
+    values = {r["variant"]: r["value"] for r in _records(runs) if r["task"] == "ner"}
+    expected = f"ner smoke: baseline F1 {values['baseline']:.2f}, ELMo F1 {values['elmo']:.2f} (test, 1 seed each)"
+    assert out.splitlines()[-1] == expected
 
 
 def test_an_interrupted_run_resumes_with_recover(smoke, capsys):
@@ -378,6 +389,50 @@ def test_table_1_means_stds_and_error_reductions_by_hand():
     assert "not run yet" in squad and "24.9%" in squad  # (85.8 - 81.1) / 18.9
 
 
+def test_a_report_shows_the_notes_of_its_own_budget_only_where_its_records_hold_those_runs():
+    records = [
+        {**_record("ner", "baseline", 0, 80.0, 81.0), "data": "full"},
+        {**_record("ner", "elmo", 0, 85.0, 86.0), "data": "full"},
+    ]
+    mini_note = reproduce.TASKS["ner"]["notes"]["mini"]
+    assert report.task_section("ner", records, "records", "mini")[2] == mini_note
+    assert mini_note not in report.task_section("ner", records, "records", "paper")
+    fixtures = [{**record, "data": "fixtures"} for record in records]
+    assert report.task_section("ner", fixtures, "records", "smoke")[2] == report.FIXTURES_NOTE
+    # The diagnosis notes: the budget's own, and only with diagnosis runs among the records.
+    assert report.diagnosis_notes(records, "mini") == []
+    assert report.diagnosis_heading(records, "mini") == "ELMo diagnosis variants (SNLI, NER)"
+    diagnosed = records + [{**_record("ner", "elmo_layer_norm", 0, 84.0, 85.0), "data": "full"}]
+    assert report.diagnosis_notes(diagnosed, "mini") == [
+        f"- NER: {reproduce.TASKS['ner']['diagnosis_notes']['mini']}",
+        "",
+    ]
+    assert report.diagnosis_heading(diagnosed, "mini") == "Why ELMo hurt (SNLI, NER): what was tried"
+    assert report.diagnosis_notes(diagnosed, "smoke") == []
+    # Without runs of a table's variants, the command to make them is the report's own budget's.
+    assert report.analysis_table(records, "layers", {}, "smoke") == [
+        "No runs of these variants yet (`scripts/reproduce.py TASK --budget smoke --analyses`)."
+    ]
+
+
+def test_the_console_metrics_line_gives_table_1s_numbers():
+    records = [
+        _record("ner", "baseline", 0, 80.0, 81.0),
+        _record("ner", "baseline", 1, 82.0, 83.0),
+        _record("ner", "elmo", 0, 85.0, 86.0),
+    ]
+    # baseline 81 ± 1.41 (two seeds), ELMo 85 (one seed)
+    assert report.metrics_line(records, "ner", "mini") == (
+        "ner mini: baseline F1 81.00 ± 1.41, ELMo F1 85.00 (test, seeds 2 / 1)"
+    )
+    assert report.metrics_line(records[2:], "ner", "smoke") == (
+        "ner smoke: baseline not run yet, ELMo F1 85.00 (test, seeds 0 / 1)"
+    )
+    assert report.metrics_line([], "sst5", None) == (
+        "sst5 custom: baseline not run yet, ELMo not run yet (test, 0 seeds each)"
+    )
+
+
 def test_analysis_tables_use_best_validation_of_the_analysis_variants():
     records = [
         _record("sst5", "baseline", 0, 30.0, 31.0),
@@ -512,8 +567,12 @@ def test_every_budget_and_analysis_override_names_a_key_of_the_config(task):
                 assert leaf in node or leaf in ADDED_KEYS, (budget_name, variant_name, dotted)
 
 
-def test_sample_efficiency_runs_train_on_a_share_and_are_plotted(smoke):
-    runs, _ = smoke
+def test_sample_efficiency_runs_train_on_a_share_and_are_plotted(smoke, tmp_path):
+    smoke_runs, _ = smoke
+    runs = tmp_path / "runs"  # a copy: the shared smoke runs keep baseline and ELMo only, whatever the test order
+    for task in ("srl", "snli"):
+        shutil.copytree(smoke_runs / task, runs / task)
+        shutil.copytree(smoke_runs / "records" / task, runs / "records" / task)
     assert _main("srl", "snli", "--budget", "smoke", "--runs-dir", str(runs), "--sample-efficiency") == 0
     records = {r["variant"]: r for r in _records(runs) if r["task"] == "srl"}
     assert {"baseline_sample0.5", "elmo_sample0.5"} <= set(records)
@@ -592,12 +651,15 @@ def test_snli_diagnosis_variants_fine_tune_the_bilm_once_and_train_longer(tmp_pa
     assert longer["overrides"]["trainer.num_epochs"] == 2
     mini = reproduce.Plan(reproduce.parse_args(["snli", "--budget", "mini", "--analyses"])[0])
     assert mini.settings("snli", mini.variants("snli")["elmo_longer"], None)["overrides"]["trainer.num_epochs"] == 16
-    report_text = (runs / "RESULTS.md").read_text().split("### Why ELMo hurt (SNLI, NER)")[1].split("## Plots")[0]
+    report_text = (
+        (runs / "RESULTS.md").read_text().split("### ELMo diagnosis variants (SNLI, NER)")[1].split("## Plots")[0]
+    )
     header = next(line for line in report_text.splitlines() if line.startswith("| Task |"))
     row = next(line for line in report_text.splitlines() if line.startswith("| SNLI (ELMo at "))
     assert row.count("|") == header.count("|")
     assert "biLM fine-tuned on the training text" in report_text
-    assert f"- SNLI: {reproduce.TASKS['snli']['diagnosis_note']}" in report_text
+    # What the mini runs showed is not a conclusion of these smoke runs.
+    assert reproduce.TASKS["snli"]["diagnosis_notes"]["mini"] not in report_text
 
 
 def test_every_fine_tuned_bilm_variant_has_its_recipe_and_text_writer(tmp_path):

@@ -249,7 +249,7 @@ def summary_line(scores: DocumentScores) -> str:
     return " ".join(f"{name} {value:.2f}" for name, value in zip(METRICS + ("avg",), values + [average]))
 
 
-@Metric.register("conll_coref_scores")
+@Metric.register("coref_conll2012_scores")
 class ConllCorefScores(Metric):
     """MUC, B-cubed, CEAF-phi4 and their mean F1 over documents, with scorer.pl v8.01 semantics.
 

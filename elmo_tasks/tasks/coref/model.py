@@ -16,7 +16,8 @@ none).
 ELMo sits only at the input, as a ``fast_elmo`` embedder in ``text_field_embedder``. Sentences
 are embedded ``sentences_per_embedding_batch`` at a time: the biLM is stateless, so a sentence's
 vectors do not depend on which sentences share its batch, and long documents need no more
-memory than one batch.
+memory than one batch. Outside training the candidate spans are likewise represented
+``span_chunk_size`` at a time, with exactly the numbers of one pass (``_span_embeddings``).
 
 Deviations from Lee et al. (2017): no non-crossing constraint when pruning, and the head
 attention is computed from the word representations themselves (AllenNLP's extractor)
@@ -69,6 +70,8 @@ class CorefElmo(Model):
     lexical_dropout : dropout on the word representations (0.5).
     sentences_per_embedding_batch : sentences embedded together (see the module docstring).
     pair_chunk_size : spans whose antecedent pairs are scored together (memory, see ``_pair_scores``).
+    span_chunk_size : candidate spans represented together outside training (memory, see
+        ``_span_embeddings``).
     genres : genre names with an embedding each; any other genre shares one more embedding.
     """
 
@@ -90,6 +93,7 @@ class CorefElmo(Model):
         pair_chunk_size: int = 64,
         genres: Sequence[str] = ONTONOTES_GENRES,
         initializer: InitializerApplicator = InitializerApplicator(),
+        span_chunk_size: int = 2048,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
@@ -123,6 +127,7 @@ class CorefElmo(Model):
         self.max_antecedents = max_antecedents
         self.sentences_per_embedding_batch = sentences_per_embedding_batch
         self.pair_chunk_size = max(1, pair_chunk_size)
+        self.span_chunk_size = max(1, span_chunk_size)
         self.genres = list(genres)
 
         self.endpoint_span_extractor = EndpointSpanExtractor(
@@ -178,6 +183,7 @@ class CorefElmo(Model):
         genres: Sequence[str] = ONTONOTES_GENRES,
         initializer: InitializerApplicator = InitializerApplicator(),
         regularizer: Optional[RegularizerApplicator] = None,
+        span_chunk_size: int = 2048,
     ) -> "CorefElmo":
         """Fills in every input size from the embedder's width (ELMo's comes from its options file)."""
         embedding_dim = text_field_embedder.get_output_dim()
@@ -199,6 +205,7 @@ class CorefElmo(Model):
             genres=genres,
             initializer=initializer,
             regularizer=regularizer,
+            span_chunk_size=span_chunk_size,
         )
 
     # ------------------------------------------------------------------ word and span representations
@@ -251,12 +258,8 @@ class CorefElmo(Model):
 
         span_mask = spans[:, :, 0] >= 0  # padding spans are (-1, -1)
         safe_spans = spans.clamp(min=0)
-        span_embeddings = torch.cat(
-            [
-                self.endpoint_span_extractor(document_contextual, safe_spans, document_mask, span_mask),
-                self.attentive_span_extractor(document_embedded, safe_spans, document_mask, span_mask),
-            ],
-            dim=-1,
+        span_embeddings = self._span_embeddings(
+            document_contextual, document_embedded, safe_spans, document_mask, span_mask
         )
         mention_scores = self.mention_scorer(self.mention_feedforward(span_embeddings)).squeeze(-1)
         mention_scores = mention_scores.masked_fill(~span_mask, util.min_value_of_dtype(mention_scores.dtype))
@@ -338,6 +341,61 @@ class CorefElmo(Model):
         output["document"] = [[word for sentence in m["sentences"] for word in sentence] for m in metadata]
         output["name"] = [m.get("name", "") for m in metadata]
         return output
+
+    def _span_embeddings(
+        self,
+        document_contextual: torch.Tensor,
+        document_embedded: torch.Tensor,
+        spans: torch.Tensor,
+        document_mask: torch.Tensor,
+        span_mask: torch.Tensor,
+    ) -> torch.Tensor:
+        """The span representations g_i, (batch, spans, span dim).
+
+        The head attention gathers every word of every span, padded to the widest span, twice: a
+        (spans x max_span_width x word dim) tensor, about 2.6 GB for a 300-sentence document at the
+        full-data sizes if all candidate spans went through at once. Outside training they go
+        through ``span_chunk_size`` at a time, so that part of memory stays flat however long the
+        document. Each chunk also carries each document's widest span (its output dropped), so
+        every chunk pads to the same width as one pass does and gives exactly its numbers. In
+        training one pass keeps the graph as it was.
+        """
+        num_spans = spans.size(1)
+        if self.training or num_spans <= self.span_chunk_size:
+            return self._embed_spans(document_contextual, document_embedded, spans, document_mask, span_mask)
+        widths = (spans[:, :, 1] - spans[:, :, 0]).masked_fill(~span_mask, -1)
+        widest = widths.argmax(dim=1, keepdim=True)  # (batch, 1)
+        widest_span = util.batched_index_select(spans, widest)  # (batch, 1, 2)
+        widest_mask = span_mask.gather(1, widest)
+        pieces = []
+        for first in range(0, num_spans, self.span_chunk_size):
+            last = min(first + self.span_chunk_size, num_spans)
+            chunk = self._embed_spans(
+                document_contextual,
+                document_embedded,
+                torch.cat([spans[:, first:last], widest_span], dim=1),
+                document_mask,
+                torch.cat([span_mask[:, first:last], widest_mask], dim=1),
+            )
+            pieces.append(chunk[:, :-1])
+        return torch.cat(pieces, dim=1)
+
+    def _embed_spans(
+        self,
+        document_contextual: torch.Tensor,
+        document_embedded: torch.Tensor,
+        spans: torch.Tensor,
+        document_mask: torch.Tensor,
+        span_mask: torch.Tensor,
+    ) -> torch.Tensor:
+        """g_i of the given spans, in one pass: [BiLSTM end points + width embedding; head attention]."""
+        return torch.cat(
+            [
+                self.endpoint_span_extractor(document_contextual, spans, document_mask, span_mask),
+                self.attentive_span_extractor(document_embedded, spans, document_mask, span_mask),
+            ],
+            dim=-1,
+        )
 
     def _pair_scores(
         self, top_embeddings: torch.Tensor, antecedent_indices: torch.Tensor, pair_features: torch.Tensor

@@ -8,9 +8,15 @@ after them). Optional keys: ``"genre"`` (an OntoNotes genre such as ``nw`` or ``
 
 With ``--use-dataset-reader`` the input is a CoNLL-2012 file instead; each output line also has
 the document's ``name``.
+
+Memory grows with the document: about ten candidate spans per token, and every sentence padded
+to the longest one. Documents over ``max_document_tokens`` tokens (10,000), or whose sentence
+count times longest sentence is over ``max_padded_tokens`` (100,000), are refused with an
+``InputTooLong`` naming the limit (``--predictor-args`` raises them). At the limits a full-size
+model with the shipped biLM peaks under 3 GB (README, "Input limits").
 """
 
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.util import JsonDict, sanitize
@@ -18,8 +24,14 @@ from allennlp.data import Instance
 from allennlp.data.fields import SequenceLabelField
 from allennlp.predictors import Predictor
 
+from elmo_tasks.tasks.input_limits import check_at_most, positive_limit, predictor_args
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
 from elmo_tasks.tokenization import blank_english_tokenizer
+
+#: The longest document taken, in tokens (OntoNotes' longest are about 2,300).
+MAX_DOCUMENT_TOKENS = 10_000
+#: The most sentences x longest sentence: the model pads every sentence to the longest one.
+MAX_PADDED_TOKENS = 100_000
 
 SENTENCE_END = {".", "!", "?", "..."}
 CLOSERS = {'"', "'", "”", "’", ")", "]", "}", "''"}
@@ -42,15 +54,79 @@ def split_sentences(words: List[str]) -> List[List[str]]:
     return sentences
 
 
+def check_document_size(
+    sentences: List[List[str]],
+    max_document_tokens: int,
+    max_padded_tokens: int,
+    owner: str,
+    raise_with: Optional[Callable[[str, int], str]],
+    where: Optional[Callable[[], str]] = None,
+) -> None:
+    """Raises InputTooLong for a document over either limit (see the module docstring).
+
+    ``raise_with(argument, value)`` says how to raise the limit named ``argument`` to ``value``
+    (None: the caller has no option for it).
+    """
+    tokens = sum(len(sentence) for sentence in sentences)
+    advice = "split the document into parts (coreference is then found within each part only)"
+    check_at_most(
+        tokens,
+        max_document_tokens,
+        "tokens in the document",
+        owner,
+        advice,
+        raise_with("max_document_tokens", tokens) if raise_with else None,
+        where,
+    )
+    longest = max((len(sentence) for sentence in sentences), default=0)
+    check_at_most(
+        len(sentences) * longest,
+        max_padded_tokens,
+        f"padded tokens in the document ({len(sentences):,} sentences x its longest sentence, {longest:,} tokens: "
+        "the model pads every sentence to the longest)",
+        owner,
+        "split its longest sentences",
+        raise_with("max_padded_tokens", len(sentences) * longest) if raise_with else None,
+        where,
+    )
+
+
+def _padded_tokens(documents: List[Instance]) -> int:
+    """Documents x most sentences x longest sentence: the size of the padded batch."""
+    sentences = [instance["metadata"]["sentences"] for instance in documents]  # type: ignore[index]
+    longest = max((len(sentence) for document in sentences for sentence in document), default=0)
+    return len(documents) * max(len(document) for document in sentences) * longest
+
+
 @Predictor.register("coref")
 class CorefPredictor(JsonLinesPredictor):
     """Finds coreference clusters in raw English text with a ``coref_elmo`` model."""
 
     input_keys = {"document": "the raw text of the document"}
 
-    def __init__(self, model, dataset_reader, frozen: bool = True) -> None:
+    def __init__(
+        self,
+        model,
+        dataset_reader,
+        frozen: bool = True,
+        max_document_tokens: int = MAX_DOCUMENT_TOKENS,
+        max_padded_tokens: int = MAX_PADDED_TOKENS,
+    ) -> None:
         super().__init__(model, dataset_reader, frozen)
         self._tokenizer = blank_english_tokenizer()
+        self.max_document_tokens = positive_limit(max_document_tokens, "max_document_tokens", "the coref predictor")
+        self.max_padded_tokens = positive_limit(max_padded_tokens, "max_padded_tokens", "the coref predictor")
+
+    def _sentences(self, text: str) -> List[List[str]]:
+        return split_sentences([token.text for token in self._tokenizer.tokenize(text)])
+
+    def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
+        """The keys (JsonLinesPredictor's check), then the document's size against the two limits."""
+        super().check_input(record, where)
+        sentences = self._sentences(record["document"])  # type: ignore[index]
+        check_document_size(
+            sentences, self.max_document_tokens, self.max_padded_tokens, "the coref predictor", predictor_args, where
+        )
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         self.check_input(json_dict)
@@ -59,9 +135,8 @@ class CorefPredictor(JsonLinesPredictor):
             raise ConfigurationError(
                 f"coref input needs a non-empty string field 'document' (and optionally 'genre'); got {json_dict!r}"
             )
-        words = [token.text for token in self._tokenizer.tokenize(text)]
         genre = json_dict.get("genre", "nw")
-        instance = self._dataset_reader.text_to_instance(split_sentences(words), genre=str(genre), name="input")
+        instance = self._dataset_reader.text_to_instance(self._sentences(text), genre=str(genre), name="input")
         self._dataset_reader.apply_token_indexers(instance)
         return instance
 
@@ -79,12 +154,26 @@ class CorefPredictor(JsonLinesPredictor):
     def _answer(output: Dict[str, Any]) -> Dict[str, Any]:
         return {"clusters": output["clusters"], "cluster_strings": output["cluster_strings"]}
 
+    def _forward(self, instances: List[Instance]) -> List[Dict[str, Any]]:
+        """The documents of a ``--batch-size`` batch in passes of at most ``max_padded_tokens``
+        padded tokens in all (one document at the limit), in order."""
+        outputs: List[Dict[str, Any]] = []
+        batch: List[Instance] = []
+        for instance in instances:
+            if batch and _padded_tokens(batch + [instance]) > self.max_padded_tokens:
+                outputs.extend(self._model.forward_on_instances(batch))
+                batch = []
+            batch.append(instance)
+        if batch:
+            outputs.extend(self._model.forward_on_instances(batch))
+        return outputs
+
     def predict_json(self, inputs: JsonDict) -> JsonDict:
         return self.predict_batch_json([inputs])[0]
 
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
         instances = self._batch_json_to_instances(inputs)
-        outputs = self._model.forward_on_instances(instances)
+        outputs = self._forward(instances)
         return [
             sanitize(
                 {"document": output["document"], "sentences": instance["metadata"]["sentences"], **self._answer(output)}
@@ -96,9 +185,19 @@ class CorefPredictor(JsonLinesPredictor):
         return self.predict_batch_instance([instance])[0]
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
+        """Documents of a CoNLL-2012 file (``--use-dataset-reader``), checked against the same limits."""
         for instance in instances:
+            metadata = instance["metadata"]
+            check_document_size(
+                metadata["sentences"],
+                self.max_document_tokens,
+                self.max_padded_tokens,
+                "the coref predictor",
+                predictor_args,
+                lambda: f"document {metadata.get('name', '')!r}",
+            )
             self._dataset_reader.apply_token_indexers(instance)
-        outputs = self._model.forward_on_instances(instances)
+        outputs = self._forward(instances)
         return [
             sanitize({"name": output["name"], "document": output["document"], **self._answer(output)})
             for output in outputs

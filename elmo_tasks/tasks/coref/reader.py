@@ -48,6 +48,7 @@ from elmo_tasks.tasks.coref.conll import (
 )
 from elmo_tasks.tasks.data_selection import DataPathError, DataSelection
 from elmo_tasks.tasks.data_selection import in_holdout as in_holdout  # re-exported: the split rule
+from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -159,18 +160,19 @@ class Conll2012CorefReader(DatasetReader):
                 mentions += instance["metadata"]["num_gold_mentions"]
                 unreachable += instance["metadata"]["num_gold_mentions_not_candidates"]
                 yield instance
-        side = "" if selection.everything else f", {selection.suffix} ({not_selected} documents not selected)"
+        not_read = counted(not_selected, "document")
+        side = "" if selection.everything else f", {selection.suffix} ({not_read} not selected)"
         logger.info(
-            "CoNLL-2012 %s%s: %d documents -> %d instances; %d gold mentions, %d of them not candidate spans "
-            "(wider than %d tokens or across sentences); %d mentions lost at cuts of long documents",
+            "CoNLL-2012 %s%s: %s -> %s; %s, %d of them not candidate spans "
+            "(wider than %d tokens or across sentences); %s lost at cuts of long documents",
             path,
             side,
-            documents,
-            pieces,
-            mentions,
+            counted(documents, "document"),
+            counted(pieces, "instance"),
+            counted(mentions, "gold mention"),
             unreachable,
             self.max_span_width,
-            lost_at_cuts,
+            counted(lost_at_cuts, "mention"),
         )
 
     def text_to_instance(  # type: ignore[override]

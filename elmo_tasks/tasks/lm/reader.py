@@ -12,6 +12,7 @@ from allennlp.data.token_indexers import ELMoTokenCharactersIndexer, SingleIdTok
 from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN
 from elmo_tasks.tasks.lm.text_source import LineStats, RawTextError, decoded_lines, expand_data_path
 from elmo_tasks.tokenization import blank_english_tokenizer
+from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -88,9 +89,9 @@ class BilmRawTextReader(DatasetReader):
             raise RawTextError(f"{file_path}: no sentence could be read (the tokenizer produced no tokens)")
         stats.log(files)
         logger.info(
-            "%d sentences, %d tokens; %d over max_sentence_length=%d were cut into pieces",
-            counts["sentences"],
-            counts["tokens"],
+            "%s, %s; %d over max_sentence_length=%d cut into pieces",
+            counted(counts["sentences"], "sentence"),
+            counted(counts["tokens"], "token"),
             counts["split"],
             self.max_sentence_length,
         )

@@ -12,13 +12,14 @@ import logging
 import math
 import os
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 
 from elmo_tasks.bilm import BiLM, load_bilm
 from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN, MAX_CHARACTERS_PER_TOKEN, word_to_character_ids
+from elmo_tasks.bilm.workers import ordered_map
 from elmo_tasks.tasks.lm.pretrained import SOFTMAX_FILE
 
 logger = logging.getLogger(__name__)
@@ -131,6 +132,9 @@ class ExportedLanguageModel:
         self.weight = torch.from_numpy(np.ascontiguousarray(weight[start:], dtype=np.float32))
         self.bias = torch.from_numpy(np.ascontiguousarray(bias[start:], dtype=np.float32))
         self.weight_t = self.weight.t().contiguous()  # (dim, vocab): vocabulary blocks are contiguous
+        # The tokens it can predict: the softmax's rows less the padding row. The shipped biLM's softmax.npz
+        # has 50,004 rows, padding and 50,003 tokens (50,000 words, <S>, </S> and the unknown token).
+        self.vocabulary_size = int(self.weight.shape[0])
         self._char_ids: Dict[str, np.ndarray] = {}
 
     def char_ids(self, sentences: Sequence[Sequence[str]]) -> torch.Tensor:
@@ -199,18 +203,29 @@ class ExportedLanguageModel:
             "unknown": unknown,
         }
 
+    def _score_batch_with_size(self, sentences: Sequence[Sequence[str]]) -> Tuple[int, Dict[str, float]]:
+        return len(sentences), self.score_batch(sentences)
+
     def score(
-        self, sentences: Iterable[Sequence[str]], batch_size: int = 64, progress: Optional[object] = None
+        self,
+        sentences: Iterable[Sequence[str]],
+        batch_size: int = 64,
+        progress: Optional[object] = None,
+        workers: int = 1,
     ) -> PerplexityResult:
-        """Score every sentence (stateless, so batching and order do not change the result)."""
+        """Score every sentence (stateless, so batching and order do not change the result).
+
+        ``workers`` processes of one thread each score the batches (:mod:`elmo_tasks.bilm.workers`);
+        their sums are added in batch order, so the result does not depend on their number.
+        """
         result = PerplexityResult(0.0, 0.0, 0, 0, 0)
-        for batch in _length_sorted_batches(sentences, batch_size):
-            scored = self.score_batch(batch)
+        batches = _length_sorted_batches(sentences, batch_size)
+        for batch_sentences, scored in ordered_map(self._score_batch_with_size, batches, workers):
             result.forward_nll += scored["forward"]
             result.backward_nll += scored["backward"]
             result.tokens += scored["tokens"]
             result.unknown += scored["unknown"]
-            result.sentences += len(batch)
+            result.sentences += batch_sentences
             if progress is not None:
                 progress.update(scored["tokens"])  # type: ignore[attr-defined]
         if result.tokens == 0:

@@ -13,6 +13,8 @@ from typing import Dict, Iterator, List, Optional
 
 from allennlp.common.checks import ConfigurationError
 
+from elmo_tasks.wording import counted
+
 logger = logging.getLogger(__name__)
 
 #: Separates several paths or globs in one ``data_path`` (``train_data_path`` is one string).
@@ -63,10 +65,10 @@ class LineStats:
 
     def log(self, files: List[str]) -> None:
         logger.info(
-            "read %d lines from %d file(s): %d blank, %d WikiExtractor markup/title lines dropped, "
+            "read %s from %s: %d blank, %d WikiExtractor markup/title lines dropped, "
             "%d not UTF-8 and decoded with the fallback encoding",
-            self.lines,
-            len(files),
+            counted(self.lines, "line"),
+            counted(len(files), "file"),
             self.blank,
             self.markup,
             self.fallback_decoded,

@@ -1,6 +1,6 @@
 """``allennlp predict`` for the NER tagger: raw sentences in, tags and entity spans out."""
 
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 import numpy
 from allennlp.common.util import JsonDict, sanitize
@@ -10,8 +10,12 @@ from allennlp.data.tokenizers import Tokenizer
 from allennlp.models import Model
 from allennlp.predictors.predictor import Predictor
 
+from elmo_tasks.tasks.input_limits import check_at_most, forward_in_bounded_batches, positive_limit, predictor_args
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
 from elmo_tasks.tokenization import blank_english_tokenizer
+
+#: The longest sentence taken, in tokens (the tagger is linear in length: about 1.6 GB at the limit).
+MAX_SENTENCE_TOKENS = 10_000
 
 
 @Predictor.register("ner_tagger")
@@ -23,13 +27,39 @@ class NerTaggerPredictor(JsonLinesPredictor):
     each ``{"text", "type", "start", "end"}`` with inclusive token indices, plus ``char_start``/
     ``char_end`` (end exclusive) into the input sentence, whose slice is then the ``text``.
     With ``--use-dataset-reader`` (CoNLL files) there are no character offsets.
+
+    Sentences over ``max_sentence_tokens`` tokens are refused, and a batch goes through the model
+    in passes of bounded padded size, so memory stays bounded (README, "Input limits").
     """
 
     input_keys = {"sentence": "raw text"}
 
-    def __init__(self, model: Model, dataset_reader: DatasetReader, tokenizer: Optional[Tokenizer] = None) -> None:
+    def __init__(
+        self,
+        model: Model,
+        dataset_reader: DatasetReader,
+        tokenizer: Optional[Tokenizer] = None,
+        max_sentence_tokens: int = MAX_SENTENCE_TOKENS,
+    ) -> None:
         super().__init__(model, dataset_reader)
         self._tokenizer = tokenizer or blank_english_tokenizer()
+        self.max_sentence_tokens = positive_limit(
+            max_sentence_tokens, "max_sentence_tokens", "the ner_tagger predictor"
+        )
+
+    def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
+        """The keys (JsonLinesPredictor's check), then the sentence's length (``max_sentence_tokens``)."""
+        super().check_input(record, where)
+        count = len(self._tokenizer.tokenize(record["sentence"]))  # type: ignore[index]
+        check_at_most(
+            count,
+            self.max_sentence_tokens,
+            "tokens in the sentence",
+            "the ner_tagger predictor",
+            "split it into sentences",
+            predictor_args("max_sentence_tokens", count),
+            where,
+        )
 
     def predict(self, sentence: str) -> JsonDict:
         return self.predict_json({"sentence": sentence})
@@ -48,7 +78,7 @@ class NerTaggerPredictor(JsonLinesPredictor):
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
         for instance in instances:
             self._dataset_reader.apply_token_indexers(instance)
-        outputs = self._model.forward_on_instances(instances)
+        outputs = forward_in_bounded_batches(self._model, instances, lambda instance: len(instance["tokens"]))
         return [_with_offsets(instance, output) for instance, output in zip(instances, outputs)]
 
     def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, numpy.ndarray]) -> List[Instance]:

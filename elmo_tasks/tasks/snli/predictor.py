@@ -5,15 +5,25 @@ With ``--use-dataset-reader`` the input is an SNLI jsonl file instead, and each 
 has the tokens (``premise_tokens``, ``hypothesis_tokens``) in place of the raw text.
 """
 
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy
 from allennlp.common.util import JsonDict, sanitize
-from allennlp.data import Instance
+from allennlp.data import DatasetReader, Instance
 from allennlp.data.fields import LabelField
+from allennlp.models import Model
 from allennlp.predictors import Predictor
 
+from elmo_tasks.tasks.input_limits import check_at_most, forward_in_bounded_batches, positive_limit, predictor_args
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
+
+#: The longest premise or hypothesis taken, in tokens: ESIM compares every premise token with every
+#: hypothesis token.
+MAX_SENTENCE_TOKENS = 5_000
+
+
+def _pair_length(instance: Instance) -> int:
+    return max(len(instance["premise"]), len(instance["hypothesis"]))  # type: ignore[arg-type]
 
 
 @Predictor.register("snli_pair")
@@ -21,6 +31,37 @@ class SnliPairPredictor(JsonLinesPredictor):
     """Predicts the entailment label of a premise/hypothesis pair with an ``esim_elmo`` model."""
 
     input_keys = {"premise": "the first sentence", "hypothesis": "the sentence judged against it"}
+
+    def __init__(
+        self,
+        model: Model,
+        dataset_reader: DatasetReader,
+        frozen: bool = True,
+        max_sentence_tokens: int = MAX_SENTENCE_TOKENS,
+    ) -> None:
+        super().__init__(model, dataset_reader, frozen)
+        self.max_sentence_tokens = positive_limit(max_sentence_tokens, "max_sentence_tokens", "the snli_pair predictor")
+
+    def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
+        """The keys (JsonLinesPredictor's check), then each sentence's length (``max_sentence_tokens``).
+
+        Premises and hypotheses over the limit are refused; a batch goes through the model in passes
+        of bounded padded size (README, "Input limits")."""
+        super().check_input(record, where)
+        for key in ("premise", "hypothesis"):
+            count = len(self._dataset_reader.tokenizer.tokenize(record[key]))  # type: ignore[attr-defined,index]
+            check_at_most(
+                count,
+                self.max_sentence_tokens,
+                f"tokens in the {key}",
+                "the snli_pair predictor",
+                f"shorten the {key}",
+                predictor_args("max_sentence_tokens", count),
+                where,
+            )
+
+    def _forward(self, instances: List[Instance]) -> List[Dict[str, Any]]:
+        return forward_in_bounded_batches(self._model, instances, _pair_length, max_pairs=self.max_sentence_tokens**2)
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         self.check_input(json_dict)
@@ -37,7 +78,7 @@ class SnliPairPredictor(JsonLinesPredictor):
         return self.predict_batch_json([inputs])[0]
 
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
-        outputs = self._model.forward_on_instances(self._batch_json_to_instances(inputs))
+        outputs = self._forward(self._batch_json_to_instances(inputs))
         return [
             sanitize({"premise": given["premise"], "hypothesis": given["hypothesis"], **self._answer(output)})
             for given, output in zip(inputs, outputs)
@@ -47,7 +88,7 @@ class SnliPairPredictor(JsonLinesPredictor):
         return self.predict_batch_instance([instance])[0]
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
-        outputs = self._model.forward_on_instances(instances)
+        outputs = self._forward(instances)
         return [
             sanitize(
                 {

@@ -31,6 +31,7 @@ from elmo_tasks.tasks import data_selection
 from elmo_tasks.tasks.data_selection import DataPathError, DataSelection
 from elmo_tasks.tasks.data_selection import in_holdout as in_holdout  # re-exported: the split rule
 from elmo_tasks.tokenization import SpacyBlankTokenizer
+from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -144,9 +145,10 @@ class SnliJsonlReader(DatasetReader):
                 raise SnliFormatError(f"{path}, line {line_number}: {error}") from None
             kept += 1
             yield instance
-        side = "" if not counts["suffix"] else f" ({counts['suffix']}: {counts['not_selected']} pairs not selected)"
+        not_read = counted(counts["not_selected"], "pair")
+        side = "" if not counts["suffix"] else f" ({counts['suffix']}: {not_read} not selected)"
         skipped = counts["no_consensus"]
-        logger.info("SNLI %s: read %d pairs, skipped %d with gold label '-'%s", path, kept, skipped, side)
+        logger.info("SNLI %s: read %s, skipped %d with gold label '-'%s", path, counted(kept, "pair"), skipped, side)
 
     def text_to_instance(  # type: ignore[override]
         self,

@@ -8,15 +8,27 @@ works) and each output line also has the ``question_id``; ``allennlp squad-predi
 official ``{question_id: answer}`` file instead.
 """
 
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.util import JsonDict, sanitize
-from allennlp.data import Instance
+from allennlp.data import DatasetReader, Instance
 from allennlp.data.fields import IndexField
+from allennlp.models import Model
 from allennlp.predictors import Predictor
 
+from elmo_tasks.tasks.input_limits import check_at_most, forward_in_bounded_batches, positive_limit, predictor_args
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
+
+#: The longest passage taken, in tokens: self-attention compares every passage token with every other
+#: (XQuAD's longest passage has 579).
+MAX_PASSAGE_TOKENS = 5_000
+#: The longest question taken, in tokens.
+MAX_QUESTION_TOKENS = 1_000
+
+
+def _passage_or_question_length(instance: Instance) -> int:
+    return max(len(instance["passage"]), len(instance["question"]))  # type: ignore[arg-type]
 
 
 @Predictor.register("squad_qa")
@@ -24,6 +36,56 @@ class SquadQaPredictor(JsonLinesPredictor):
     """Extracts the answer span of a question from its passage with a ``bidaf_self_attention`` model."""
 
     input_keys = {"question": "the question", "passage": "the text that holds the answer"}
+
+    def __init__(
+        self,
+        model: Model,
+        dataset_reader: DatasetReader,
+        frozen: bool = True,
+        max_passage_tokens: int = MAX_PASSAGE_TOKENS,
+        max_question_tokens: int = MAX_QUESTION_TOKENS,
+    ) -> None:
+        super().__init__(model, dataset_reader, frozen)
+        self.max_passage_tokens = positive_limit(max_passage_tokens, "max_passage_tokens", "the squad_qa predictor")
+        self.max_question_tokens = positive_limit(max_question_tokens, "max_question_tokens", "the squad_qa predictor")
+
+    def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
+        """The keys (JsonLinesPredictor's check), then the passage's and the question's lengths.
+
+        Longer ones are refused; a batch goes through the model in passes of bounded padded size
+        (README, "Input limits")."""
+        super().check_input(record, where)
+        tokenizer = self._dataset_reader.tokenizer  # type: ignore[attr-defined]
+        passage, question = (len(tokenizer.tokenize(record[key])) for key in ("passage", "question"))  # type: ignore[index]
+        self._check_lengths(passage, question, True, where)
+
+    def _check_lengths(
+        self, passage: int, question: int, from_command_line: bool, where: Optional[Callable[[], str]]
+    ) -> None:
+        """Refuses a passage or question over its limit (the option that raises it is named only
+        where ``--predictor-args`` applies)."""
+        for count, limit, key, argument, advice in (
+            (
+                passage,
+                self.max_passage_tokens,
+                "passage",
+                "max_passage_tokens",
+                "shorten the passage (one paragraph at a time)",
+            ),
+            (question, self.max_question_tokens, "question", "max_question_tokens", "shorten the question"),
+        ):
+            raise_with = predictor_args(argument, count) if from_command_line else None
+            check_at_most(count, limit, f"tokens in the {key}", "the squad_qa predictor", advice, raise_with, where)
+
+    def check_instance(self, instance: Instance) -> None:
+        """Raises InputTooLong, naming the question id, for a question of a SQuAD file over the limits."""
+        where = f"question {instance['metadata']['question_id']!r}"
+        self._check_lengths(len(instance["passage"]), len(instance["question"]), False, lambda: where)  # type: ignore[arg-type]
+
+    def _forward(self, instances: List[Instance]) -> List[Dict[str, Any]]:
+        return forward_in_bounded_batches(
+            self._model, instances, _passage_or_question_length, max_pairs=self.max_passage_tokens**2
+        )
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         self.check_input(json_dict)
@@ -61,7 +123,7 @@ class SquadQaPredictor(JsonLinesPredictor):
         return self.predict_batch_json([inputs])[0]
 
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
-        outputs = self._model.forward_on_instances(self._batch_json_to_instances(inputs))
+        outputs = self._forward(self._batch_json_to_instances(inputs))
         return [
             sanitize({"question": given["question"], **self._answer(output)}) for given, output in zip(inputs, outputs)
         ]
@@ -70,7 +132,11 @@ class SquadQaPredictor(JsonLinesPredictor):
         return self.predict_batch_instance([instance])[0]
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
-        outputs = self._model.forward_on_instances(instances)
+        """Questions of a SQuAD file (``--use-dataset-reader``, ``allennlp squad-predict``), checked
+        against the same limits."""
+        for instance in instances:
+            self.check_instance(instance)
+        outputs = self._forward(instances)
         return [
             sanitize(
                 {

@@ -36,6 +36,7 @@ from allennlp.data.fields import IndexField, MetadataField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
 from elmo_tasks.tokenization import SpacyBlankTokenizer
+from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ def load_articles(file_path: str) -> List[Dict[str, Any]]:
     except json.JSONDecodeError as error:
         raise SquadFormatError(
             f"{path}: not valid JSON ({error.msg}, line {error.lineno}); "
-            'expected a SQuAD v1.1 file {{"version", "data": [articles]}}'
+            'expected a SQuAD v1.1 file {"version", "data": [articles]}'
         ) from None
     if not isinstance(dataset, dict) or not isinstance(dataset.get("data"), list):
         raise SquadFormatError(f"{path}: expected a JSON object with a 'data' list of articles (SQuAD v1.1 format)")
@@ -99,7 +100,8 @@ def load_articles(file_path: str) -> List[Dict[str, Any]]:
         return articles
     if len(articles) < selection.num_folds:
         raise SquadFormatError(
-            f"{file_path}: {len(articles)} articles cannot be split into {selection.num_folds} folds; use fewer folds"
+            f"{file_path}: {counted(len(articles), 'article')} cannot be split into {selection.num_folds} folds; "
+            "use fewer folds"
         )
     return [article for index, article in enumerate(articles) if selection.keeps(index)]
 
@@ -221,14 +223,14 @@ class SquadV1Reader(DatasetReader):
             yield instance
         self._passage_tokens_cache.clear()
         logger.info(
-            "SQuAD %s: %d questions -> %d instances; %d gold answers not on token boundaries "
-            "(closest covering span used); %d questions skipped because the answer lies beyond "
+            "SQuAD %s: %s -> %s; %s not on token boundaries "
+            "(closest covering span used); %s skipped because the answer lies beyond "
             "passage_length_limit=%s",
             file_path,
-            counts["questions"],
-            counts["instances"],
-            counts["misaligned_answers"],
-            counts["beyond_limit"],
+            counted(counts["questions"], "question"),
+            counted(counts["instances"], "instance"),
+            counted(counts["misaligned_answers"], "gold answer"),
+            counted(counts["beyond_limit"], "question"),
             self.passage_length_limit,
         )
 

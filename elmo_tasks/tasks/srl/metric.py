@@ -207,7 +207,7 @@ def score_props(
         )
 
 
-@Metric.register("srl_eval")
+@Metric.register("srl_eval_scores")
 class SrlEvalMetric(Metric):
     """srl-eval.pl's numbers over a model's BIO predictions, accumulated across batches.
 

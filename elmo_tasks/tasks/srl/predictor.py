@@ -1,6 +1,6 @@
 """``allennlp predict`` for SRL: a raw sentence (and optionally its predicates) in, roles out."""
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import DatasetReader, Instance
@@ -8,10 +8,16 @@ from allennlp.data.fields import SequenceLabelField
 from allennlp.models import Model
 from allennlp.predictors.predictor import Predictor
 
-from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
+from elmo_tasks.tasks.input_limits import bounded_batches, check_at_most, positive_limit, predictor_args
+from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
 from elmo_tasks.tasks.srl.reader import ROLE_NAMESPACE
+from elmo_tasks.tasks.srl.sentence_prediction import TOKENS_PER_BATCH, predict_predicates
 from elmo_tasks.tasks.srl.verbs import FoundVerbs, PosVerbFinder
 from elmo_tasks.tokenization import blank_english_tokenizer
+
+#: The longest sentence taken, in tokens. The model itself runs in bounded batches, but the output
+#: holds one tag per token for every predicate (tokens x predicates), so a limit keeps it bounded too.
+MAX_SENTENCE_TOKENS = 4_000
 
 
 @Predictor.register("srl")
@@ -28,7 +34,14 @@ class SrlPredictor(JsonLinesPredictor):
     reasons are in elmo_tasks/tasks/srl/verbs.py). Only if those files are missing from the
     installation does a word-list heuristic stand in (``"heuristic"``, with ``verbs_note``
     saying why). The tagger is loaded on first use, once per predictor; all sentences of a batch
-    are tagged in one biLM pass, and all predicates go through the SRL model in one batch.
+    are tagged in one biLM pass.
+
+    Memory: the model sees one copy of the sentence per predicate, so the predicates go through it
+    in passes of at most ``tokens_per_batch`` copies x padded tokens, their instances built for
+    each pass and dropped after it (elmo_tasks/tasks/srl/sentence_prediction.py); a sentence's biLM
+    layers are computed once and reused from ``fast_elmo``'s cache. A normal batch is one pass.
+    Sentences over ``max_sentence_tokens`` tokens are refused (``InputTooLong``). Both can be set
+    with ``--predictor-args``.
 
     With ``--use-dataset-reader`` the output is one line per predicate of the data file.
     """
@@ -36,14 +49,44 @@ class SrlPredictor(JsonLinesPredictor):
     input_keys = {"sentence": "the raw text (verbs, an optional list of token indices, may name the predicates)"}
 
     def __init__(
-        self, model: Model, dataset_reader: DatasetReader, verb_finder: Optional[PosVerbFinder] = None
+        self,
+        model: Model,
+        dataset_reader: DatasetReader,
+        verb_finder: Optional[PosVerbFinder] = None,
+        max_sentence_tokens: int = MAX_SENTENCE_TOKENS,
+        tokens_per_batch: int = TOKENS_PER_BATCH,
     ) -> None:
         super().__init__(model, dataset_reader)
         self._tokenizer = blank_english_tokenizer()
         self._verb_finder = verb_finder if verb_finder is not None else PosVerbFinder()
+        self.max_sentence_tokens = positive_limit(max_sentence_tokens, "max_sentence_tokens", "the srl predictor")
+        self.tokens_per_batch = positive_limit(tokens_per_batch, "tokens_per_batch", "the srl predictor")
 
     def predict(self, sentence: str) -> JsonDict:
         return self.predict_json({"sentence": sentence})
+
+    def _tokenize(self, sentence: str) -> List[str]:
+        return [token.text for token in self._tokenizer.tokenize(sentence)]
+
+    def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
+        """The keys (JsonLinesPredictor's check), then the sentence's length (``max_sentence_tokens``)."""
+        super().check_input(record, where)
+        words = self._tokenize(record["sentence"])  # type: ignore[index]
+        check_at_most(
+            len(words),
+            self.max_sentence_tokens,
+            "tokens in the sentence",
+            "the srl predictor",
+            "split it into sentences (each is labelled on its own)",
+            predictor_args("max_sentence_tokens", len(words)),
+            where,
+        )
+        verbs = record.get("verbs", [])  # type: ignore[union-attr]  (optional: the predicates' token indices)
+        if not (isinstance(verbs, list) and all(type(v) is int and 0 <= v < len(words) for v in verbs)):
+            raise PredictorInputError(
+                f'{where() if where is not None else "input"}: "verbs" must be a list of token indices between 0 and '
+                f"{len(words) - 1} for the {len(words)} tokens {words[:50]}; got {verbs!r:.200}"
+            )
 
     def _words(self, json_dict: JsonDict) -> Tuple[str, List[str]]:
         """The sentence and its tokens, after checking the input line and any ``verbs`` it gives."""
@@ -54,7 +97,7 @@ class SrlPredictor(JsonLinesPredictor):
                 f'each input line must be a JSON object with a "sentence" string and optionally '
                 f'"verbs" (a list of token indices); got {json_dict!r}'
             )
-        words = [token.text for token in self._tokenizer.tokenize(sentence)]
+        words = self._tokenize(sentence)
         if not words:
             raise ValueError(f"the sentence has no tokens: {sentence!r}")
         verbs = json_dict.get("verbs")
@@ -99,20 +142,20 @@ class SrlPredictor(JsonLinesPredictor):
 
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
         prepared = self._prepare(inputs)
-        instances = [
-            self._dataset_reader.text_to_instance(words, verb)
-            for _sentence, words, verbs, _found in prepared
-            for verb in verbs
-        ]
-        outputs = self.predict_batch_instance(instances) if instances else []
-        results, cursor = [], 0
+        predicates = [(words, verb) for _sentence, words, verbs, _found in prepared for verb in verbs]
+        outputs = predict_predicates(self._model, self._dataset_reader, predicates, self.tokens_per_batch)
+        results = []
         for sentence, words, verbs, found in prepared:
             frames = []
             for verb in verbs:
-                output = outputs[cursor]
-                cursor += 1
+                output = next(outputs)  # keep only these two: every output (words, props) is as long as the sentence
                 frames.append(
-                    {"index": verb, "verb": words[verb], "tags": output["tags"], "description": output["description"]}
+                    {
+                        "index": verb,
+                        "verb": words[verb],
+                        "tags": list(output["tags"]),
+                        "description": output["description"],
+                    }
                 )
             result = {"sentence": sentence, "words": words, "verbs_given": found is None}
             result["verbs_found_by"] = "input" if found is None else found.method
@@ -125,10 +168,13 @@ class SrlPredictor(JsonLinesPredictor):
         return results
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
-        for instance in instances:
-            self._dataset_reader.apply_token_indexers(instance)
-        outputs = self._model.forward_on_instances(instances)
-        return [_readable(output) for output in outputs]
+        """One output per instance, in order; the model runs on batches of at most ``tokens_per_batch``."""
+        results: List[JsonDict] = []
+        for batch in bounded_batches(instances, lambda instance: len(instance["tokens"]), self.tokens_per_batch):
+            for instance in batch:
+                self._dataset_reader.apply_token_indexers(instance)
+            results.extend(_readable(output) for output in self._model.forward_on_instances(batch))
+        return results
 
     def predict_instance(self, instance: Instance) -> JsonDict:
         return self.predict_batch_instance([instance])[0]

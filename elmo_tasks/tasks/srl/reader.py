@@ -46,6 +46,7 @@ from elmo_tasks.tasks.srl.props import (
     read_props,
     start_end_to_bio,
 )
+from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -279,13 +280,12 @@ class SrlConllReader(DatasetReader):
                     {"sentence_index": index, "target": sentence.props.targets[position], "gold_props": column},
                 )
         logger.info(
-            "SRL %s: %d sentences, %d predicates (instances), %d sentences without a predicate (no instance), "
-            "%d embedded argument phrases left out of the BIO tags",
+            "SRL %s: %s, %s (instances), %s without a predicate (no instance), %s left out of the BIO tags",
             file_path,
-            sentences,
-            predicates,
-            without_predicate,
-            dropped_embedded,
+            counted(sentences, "sentence"),
+            counted(predicates, "predicate"),
+            counted(without_predicate, "sentence"),
+            counted(dropped_embedded, "embedded argument phrase"),
         )
 
     def text_to_instance(  # type: ignore[override]

@@ -1,6 +1,6 @@
 """`allennlp predict` for SST: one ``{"sentence": "raw text"}`` per line in, the sentiment out."""
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy
 from allennlp.common.util import JsonDict, sanitize
@@ -10,8 +10,12 @@ from allennlp.data.tokenizers import Tokenizer
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
+from elmo_tasks.tasks.input_limits import check_at_most, forward_in_bounded_batches, positive_limit, predictor_args
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
 from elmo_tasks.tokenization import blank_english_tokenizer
+
+#: The longest sentence taken, in tokens: the biattention compares every token with every other.
+MAX_SENTENCE_TOKENS = 5_000
 
 
 @Predictor.register("sst_sentiment")
@@ -21,15 +25,40 @@ class SstSentimentPredictor(JsonLinesPredictor):
 
     Sentences are split with spaCy's rule-based English tokenizer (no model download), which
     splits clitics ("n't", "'s") much as the treebank's PTB tokenization does.
+
+    Sentences over ``max_sentence_tokens`` tokens are refused, and a batch goes through the model
+    in passes of bounded padded size, so memory stays bounded (README, "Input limits").
     """
 
     input_keys = {"sentence": "raw text"}
 
     def __init__(
-        self, model: Model, dataset_reader: DatasetReader, frozen: bool = True, tokenizer: Optional[Tokenizer] = None
+        self,
+        model: Model,
+        dataset_reader: DatasetReader,
+        frozen: bool = True,
+        tokenizer: Optional[Tokenizer] = None,
+        max_sentence_tokens: int = MAX_SENTENCE_TOKENS,
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
         self._tokenizer = tokenizer or blank_english_tokenizer()
+        self.max_sentence_tokens = positive_limit(
+            max_sentence_tokens, "max_sentence_tokens", "the sst_sentiment predictor"
+        )
+
+    def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
+        """The keys (JsonLinesPredictor's check), then the sentence's length (``max_sentence_tokens``)."""
+        super().check_input(record, where)
+        count = len(self._tokenizer.tokenize(record["sentence"]))  # type: ignore[index]
+        check_at_most(
+            count,
+            self.max_sentence_tokens,
+            "tokens in the sentence",
+            "the sst_sentiment predictor",
+            "split it into sentences",
+            predictor_args("max_sentence_tokens", count),
+            where,
+        )
 
     def predict(self, sentence: str) -> JsonDict:
         return self.predict_json({"sentence": sentence})
@@ -47,7 +76,10 @@ class SstSentimentPredictor(JsonLinesPredictor):
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
         for instance in instances:
             self._dataset_reader.apply_token_indexers(instance)
-        return [self._simplify(output) for output in self._model.forward_on_instances(instances)]
+        outputs = forward_in_bounded_batches(
+            self._model, instances, lambda instance: len(instance["tokens"]), max_pairs=self.max_sentence_tokens**2
+        )
+        return [self._simplify(output) for output in outputs]
 
     def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, numpy.ndarray]) -> List[Instance]:
         """For interpretation tools: the instance labelled with the predicted class."""

@@ -11,6 +11,7 @@ from allennlp.data.token_indexers import SingleIdTokenIndexer
 
 from elmo_tasks.tasks.sst.labels import to_binary
 from elmo_tasks.tasks.sst.trees import Phrase, SstTreeError, parse_tree
+from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -86,15 +87,14 @@ class SstTreesReader(DatasetReader):
                     yielded += 1
                     yield self.text_to_instance(list(phrase.tokens), phrase.label)
         logger.info(
-            "%s: %d trees -> %d instances (phrases=%s; skipped %d duplicate phrases, %d neutral phrases, "
-            "%d blank lines)",
+            "%s: %s -> %s (phrases=%s; skipped %s, %s, %s)",
             file_path,
-            trees,
-            yielded,
+            counted(trees, "tree"),
+            counted(yielded, "instance"),
             self._phrases,
-            duplicates,
-            neutral,
-            blank,
+            counted(duplicates, "duplicate phrase"),
+            counted(neutral, "neutral phrase"),
+            counted(blank, "blank line"),
         )
 
     def text_to_instance(self, tokens: List[str], label: Optional[int] = None) -> Instance:  # type: ignore[override]

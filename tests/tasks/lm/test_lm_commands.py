@@ -64,6 +64,17 @@ def test_same_numbers_as_allennlp_evaluate(trained, tmp_path, capsys, monkeypatc
     assert _numbers(out_one) == _numbers(out)
 
 
+def test_worker_processes_give_the_same_numbers(trained, capsys, monkeypatch):
+    """Batches scored by 3 forked workers are summed in batch order: the same line as one process."""
+    code, one, err = _perplexity(capsys, monkeypatch, trained / "elmo", "--batch-size", "8", "--workers", "1")
+    assert code == 0, err
+    code, three, err = _perplexity(capsys, monkeypatch, trained / "elmo", "--batch-size", "8", "--workers", "3")
+    assert code == 0, err
+    assert three.strip().split("\n")[-1] == one.strip().split("\n")[-1]
+    code, _, err = _perplexity(capsys, monkeypatch, trained / "elmo", "--workers", "2", "--threads", "2")
+    assert code == 2 and "each worker process runs one thread" in err
+
+
 def test_float16_softmax_and_weights_load(trained, tmp_path, capsys, monkeypatch):
     half = tmp_path / "fp16"
     run_allennlp("export-bilm", str(trained / "model.tar.gz"), str(half), "--float16")

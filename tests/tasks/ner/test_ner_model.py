@@ -168,7 +168,7 @@ def test_predictor_rejects_bad_input():
     predictor = NerTaggerPredictor(model, reader)
     with pytest.raises(ValueError, match='"sentence" string'):
         predictor.predict_json({"text": "no sentence key"})
-    with pytest.raises(ValueError, match="no tokens"):
+    with pytest.raises(ValueError, match='"sentence" is only whitespace'):
         predictor.predict_json({"sentence": "   "})
 
 

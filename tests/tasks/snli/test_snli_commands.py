@@ -136,19 +136,37 @@ def test_full_config_is_the_paper_recipe_on_split_dev():
     "bad_line, expected",
     [
         ('{"premise": "A dog runs.", "hypothesis": ', "line 4: not valid JSON"),
-        ('{"premise": "A dog runs.", "hypo": "x"}', "line 4: missing or not a string: 'hypothesis'"),
-        ('["A dog runs.", "An animal moves."]', "line 4: expected a JSON object"),
+        ('{"premise": "A dog runs.", "hypo": "x"}', 'line 4: no "hypothesis" key'),
+        ('["A dog runs.", "An animal moves."]', "line 4: a JSON array, not an object"),
     ],
 )
-def test_predict_names_the_input_line_of_a_bad_record(trained, bad_line, expected):
+def test_predict_names_the_input_line_of_a_bad_record(trained, bad_line, expected, capsys):
     """Blank lines (which allennlp skips before the predictor sees a line) still count."""
-    from elmo_tasks.tasks.predictor_input import PredictorInputError
-
     good = json.dumps({"premise": "A man plays a guitar.", "hypothesis": "A man makes music."})
     inputs = trained / "bad_pairs.jsonl"
     inputs.write_text(f"{good}\n\n   \n{bad_line}\n{good}\n")
     args = ["predict", str(trained / "run" / "model.tar.gz"), str(inputs), "--silent", "--batch-size", "2"]
-    with pytest.raises(PredictorInputError) as error:
+    with pytest.raises(SystemExit) as exit_:
         run_allennlp(*args, "--output-file", str(trained / "bad_predictions.jsonl"))
-    assert f"{inputs}, {expected}" in str(error.value)
-    assert '"premise"' in str(error.value) and '"hypothesis"' in str(error.value)
+    error = capsys.readouterr().err
+    assert exit_.value.code == 2 and "Traceback" not in error
+    assert f"allennlp predict: {inputs}, {expected}" in error
+    assert '"premise"' in error and '"hypothesis"' in error
+
+
+def test_the_readme_main_job_shows_the_test_metrics(trained):
+    """The README's evaluate command, run as written (on this test's archive), writes the file its
+    next line shows: the final test accuracy and loss, which `allennlp evaluate` does not print."""
+    import shlex
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Set up and run the main job", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    lines = block.strip().splitlines()
+    evaluate = next(i for i, line in enumerate(lines) if line.startswith("allennlp evaluate "))
+    command = shlex.split(lines[evaluate].replace("runs/snli/", f"{trained}/run/"))
+    shown = shlex.split(lines[evaluate + 1].replace("runs/snli/", f"{trained}/run/"))
+    output = Path(command[command.index("--output-file") + 1])
+    assert shown == ["cat", str(output)]
+    run_allennlp(*command[1:])
+    metrics = json.loads(output.read_text(encoding="utf-8"))
+    assert set(metrics) == {"accuracy", "loss"}

@@ -86,7 +86,7 @@ def test_squad_score_hand_worked(tmp_path, capsys):
     capsys.readouterr()
     run_allennlp("squad-score", DEV, str(path))
     output = capsys.readouterr().out
-    assert "8 questions" in output and "1 unanswered" in output and "1 predictions for unknown ids" in output
+    assert "8 questions" in output and "1 unanswered" in output and "1 prediction for unknown ids" in output
     exact_match, f1 = _numbers(output.strip().splitlines()[-1])
     assert exact_match == pytest.approx(100 * 3 / 8)
     assert f1 == pytest.approx(100 * (1 + 0.8 + 0 + 2 / 3 + 1 + 1 + 2 / 3 + 2 / 3) / 8)

@@ -70,7 +70,7 @@ def test_misaligned_answer_uses_the_covering_span_and_is_counted(tmp_path, caplo
         instances = list(SquadV1Reader().read(path))
     assert _span_text(instances[0]) == "1990s" and _span_text(instances[1]) == "2001"
     assert instances[0]["metadata"].metadata["answer_texts"] == ["1990"]
-    assert "2 questions -> 2 instances; 1 gold answers not on token boundaries" in caplog.text
+    assert "2 questions -> 2 instances; 1 gold answer not on token boundaries" in caplog.text
 
 
 def test_several_gold_answers_all_kept_majority_span_is_the_target(tmp_path):
@@ -125,7 +125,7 @@ def test_passage_cap_truncates_and_skips_unreachable_answers(tmp_path, caplog):
     assert [i["metadata"].metadata["question_id"] for i in instances] == ["near", "both"]
     assert all(len(i["passage"].tokens) == 4 for i in instances)
     assert _span_text(instances[1]) == "three"
-    assert "1 questions skipped because the answer lies beyond passage_length_limit=4" in caplog.text
+    assert "1 question skipped because the answer lies beyond passage_length_limit=4" in caplog.text
     assert len(list(SquadV1Reader().read(path))) == 3  # no cap: every question
 
 

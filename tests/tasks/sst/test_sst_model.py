@@ -215,4 +215,8 @@ class TestBiattentiveClassifierModelCase(ExperimentModelTestCase):
 
     @pytest.mark.parametrize("variant", ["baseline", "elmo"])
     def test_train_save_load_and_batch_consistency(self, variant: str) -> None:
-        self.check_experiment(f"sst5_{variant}.jsonnet", TINY_SST)
+        # The self-attentive pooling's bias shifts every token's score alike and a softmax ignores a
+        # shared shift: its true gradient is exactly zero (what is computed is float noise or 0).
+        self.check_experiment(
+            f"sst5_{variant}.jsonnet", TINY_SST, gradients_to_ignore={"pooling.attention_scorer.bias"}
+        )

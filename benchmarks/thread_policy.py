@@ -1,0 +1,96 @@
+"""The README's main job under the thread policy, alone and beside one busy process.
+
+Runs ``allennlp train experiments/snli_elmo.jsonnet`` (the README's main job) in a fresh process
+for each setting, back to back, and prints its wall time and CPU seconds:
+
+- ``policy``: as a user runs it (no ``OMP_NUM_THREADS``; our plugin sets one thread);
+- ``torch-default``: ``OMP_NUM_THREADS`` set to the core count, which is torch's own default
+  and what the plugin did not change before the thread policy.
+
+Each setting runs alone and then beside ``--competitors`` busy-looping processes (another
+user's CPU job). The ratio "beside / alone" is what the policy is for.
+
+    .venv/bin/python benchmarks/thread_policy.py                                 # the whole main job
+    .venv/bin/python benchmarks/thread_policy.py --epochs 1 --settings torch-default
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from typing import Dict, Iterator, List, Optional
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ALLENNLP = os.path.join(os.path.dirname(sys.executable), "allennlp")
+
+
+@contextmanager
+def busy_processes(count: int) -> Iterator[None]:
+    """``count`` processes that spin on one core each: another user's CPU job."""
+    processes = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        time.sleep(0.5)
+        yield
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()
+
+
+def environment(setting: str) -> Dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    if setting == "torch-default":
+        env["OMP_NUM_THREADS"] = str(os.cpu_count())
+    return env
+
+
+def train_once(setting: str, epochs: Optional[int]) -> Dict[str, float]:
+    """Wall and CPU seconds (the child's user + system) of one training run, and its best accuracy."""
+    with tempfile.TemporaryDirectory() as directory:
+        command = [ALLENNLP, "train", "experiments/snli_elmo.jsonnet", "-s", os.path.join(directory, "run")]
+        if epochs is not None:
+            command += ["-o", json.dumps({"trainer.num_epochs": epochs})]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, env=environment(setting), check=True, capture_output=True)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        with open(os.path.join(directory, "run", "metrics.json")) as handle:
+            metrics = json.load(handle)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall_s": wall, "cpu_s": cpu, "best_validation_accuracy": metrics["best_validation_accuracy"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--settings", default="policy,torch-default", help="comma-separated: policy, torch-default")
+    parser.add_argument("--epochs", type=int, help="override the config's epochs (default: the main job as written)")
+    parser.add_argument("--competitors", type=int, default=1, help="busy-looping processes in the loaded runs")
+    parser.add_argument("--json", help="also write the results here")
+    args = parser.parse_args()
+    rows: List[dict] = []
+    for setting in args.settings.split(","):
+        alone = train_once(setting, args.epochs)
+        with busy_processes(args.competitors):
+            loaded = train_once(setting, args.epochs)
+        row = {"setting": setting, "alone": alone, "beside_busy": loaded, "ratio": loaded["wall_s"] / alone["wall_s"]}
+        rows.append(row)
+        print(
+            f"{setting:14s} alone {alone['wall_s']:7.1f} s wall ({alone['cpu_s']:7.1f} CPU s)  "
+            f"beside {args.competitors} busy {loaded['wall_s']:7.1f} s wall ({loaded['cpu_s']:7.1f} CPU s)  "
+            f"ratio {row['ratio']:.2f}  best acc {alone['best_validation_accuracy']:.4f} / "
+            f"{loaded['best_validation_accuracy']:.4f}",
+            flush=True,
+        )
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(rows, handle, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""One way for our commands to show an option's default in ``--help``: once, as ``(default: X)``.
+
+AllenNLP's parser for subcommands appends ``(default = X)`` to the help of every option added with
+a ``default``, so an option whose help gave its default showed it twice, while the same option under
+``python -m elmo_tasks.bilm.embed`` (plain argparse) showed it once. :func:`add_option` writes the
+default into the help itself and sets it with ``set_defaults``, which neither parser annotates, so
+both print the same help. Options whose default is worked out at run time (``None`` here) say what
+it is in their own help, in the same ``(default: ...)`` form. No AllenNLP import: the biLM's plain
+PyTorch command uses it too.
+"""
+
+import argparse
+from typing import Any, Optional, Sequence
+
+
+def add_option(
+    parser: argparse.ArgumentParser,
+    *flags: str,
+    default: Any,
+    help: str,
+    shown: Optional[str] = None,
+    **kwargs: Any,
+) -> None:
+    """``parser.add_argument(*flags, **kwargs)`` with ``default``, whose help ends in ``(default: X)``;
+    ``shown`` replaces X where the value itself says little (e.g. a long path)."""
+    parser.add_argument(*flags, help=f"{help} (default: {default if shown is None else shown})", **kwargs)
+    parser.set_defaults(**{kwargs.get("dest") or option_dest(flags): default})
+
+
+def option_dest(flags: Sequence[str]) -> str:
+    """The attribute an option is stored in, as argparse names it: the first long flag (else the first
+    flag) without its dashes, inner dashes as underscores (``--batch-size`` -> ``batch_size``).
+    (AllenNLP's subcommand parser does not return the action that would say it.)"""
+    long_flags = [flag for flag in flags if flag.startswith("--")]
+    return (long_flags or list(flags))[0].lstrip("-").replace("-", "_")

@@ -22,24 +22,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, List, Optional
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from embed_threads import busy_processes  # noqa: E402  (the same busy-looping competitors)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ALLENNLP = os.path.join(os.path.dirname(sys.executable), "allennlp")
-
-
-@contextmanager
-def busy_processes(count: int) -> Iterator[None]:
-    """``count`` processes that spin on one core each: another user's CPU job."""
-    processes = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
-    try:
-        time.sleep(0.5)
-        yield
-    finally:
-        for process in processes:
-            process.kill()
-            process.wait()
 
 
 def environment(setting: str) -> Dict[str, str]:

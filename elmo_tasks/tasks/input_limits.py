@@ -62,6 +62,22 @@ def check_at_most(
     )
 
 
+def check_sentence_tokens(
+    tokenizer: Any, sentence: str, limit: int, owner: str, where: Optional[Callable[[], str]] = None
+) -> None:
+    """The one-sentence predictors' check: at most ``limit`` tokens (``max_sentence_tokens``)."""
+    count = len(tokenizer.tokenize(sentence))
+    check_at_most(
+        count,
+        limit,
+        "tokens in the sentence",
+        owner,
+        "split it into sentences",
+        predictor_args("max_sentence_tokens", count),
+        where,
+    )
+
+
 def positive_limit(value: int, argument: str, owner: str) -> int:
     """``value`` if it is a positive integer; a clear error for a bad ``--predictor-args`` value."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:

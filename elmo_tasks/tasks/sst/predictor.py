@@ -10,7 +10,7 @@ from allennlp.data.tokenizers import Tokenizer
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
-from elmo_tasks.tasks.input_limits import check_at_most, forward_in_bounded_batches, positive_limit, predictor_args
+from elmo_tasks.tasks.input_limits import check_sentence_tokens, forward_in_bounded_batches, positive_limit
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
 from elmo_tasks.tokenization import blank_english_tokenizer
 
@@ -49,14 +49,11 @@ class SstSentimentPredictor(JsonLinesPredictor):
     def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
         """The keys (JsonLinesPredictor's check), then the sentence's length (``max_sentence_tokens``)."""
         super().check_input(record, where)
-        count = len(self._tokenizer.tokenize(record["sentence"]))  # type: ignore[index]
-        check_at_most(
-            count,
+        check_sentence_tokens(
+            self._tokenizer,
+            record["sentence"],  # type: ignore[index]
             self.max_sentence_tokens,
-            "tokens in the sentence",
             "the sst_sentiment predictor",
-            "split it into sentences",
-            predictor_args("max_sentence_tokens", count),
             where,
         )
 

@@ -15,7 +15,9 @@ import sys
 
 import torch
 
-ELMO = "model.text_field_embedder.token_embedders.elmo"
+from elmo_tasks.config_defaults import ELMO_EMBEDDER_PATH
+
+ELMO = ELMO_EMBEDDER_PATH
 VARIANTS = {
     "baseline": ("snli_baseline.jsonnet", {}),
     "input": ("snli_elmo.jsonnet", {}),

@@ -8,6 +8,7 @@ from allennlp.modules.token_embedders import TokenEmbedder
 from allennlp.nn import RegularizerApplicator
 
 from elmo_tasks.bilm import batch_to_ids, load_bilm
+from elmo_tasks.config_defaults import MIXING_WEIGHTS_REGEX
 from elmo_tasks.modules import ElmoTokenEmbedder, elmo_at_output, find_elmo_embedder
 from tests.conftest import OPTIONS_FILE, WEIGHT_FILE
 
@@ -120,7 +121,7 @@ def test_mixing_weight_penalty_reaches_the_loss_through_the_regularizer_config()
         for i, value in enumerate([0.5, -1.0, 2.0]):
             embedder.scalar_mix_0.scalar_parameters[i].fill_(value)
     regularizer = RegularizerApplicator.from_params(
-        Params({"regexes": [[".*scalar_mix.*scalar_parameters.*", {"type": "l2", "alpha": 0.1}]]})
+        Params({"regexes": [[MIXING_WEIGHTS_REGEX, {"type": "l2", "alpha": 0.1}]]})
     )
     penalty = regularizer(embedder)
     assert torch.isclose(penalty, torch.tensor(0.1 * (0.25 + 1.0 + 4.0)))

@@ -30,6 +30,7 @@ from elmo_tasks.tasks.srl.props import (
     arguments_of,
     bio_to_start_end,
 )
+from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -196,7 +197,7 @@ def score_props(
         if gold_sentence is None or predicted_sentence is None:
             shorter = gold_name if gold_sentence is None else predicted_name
             raise ValueError(
-                f"{shorter} ends after {index - 1} sentences but the other file has more; "
+                f"{shorter} ends after {counted(index - 1, 'sentence')} but the other file has more; "
                 "both props files must hold the same sentences in the same order"
             )
         counts.add_sentence(

@@ -12,6 +12,7 @@ from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIn
 from allennlp.data.vocabulary import DEFAULT_OOV_TOKEN
 from allennlp.models import Model
 
+from elmo_tasks.config_defaults import MIXING_WEIGHTS_REGEX
 from elmo_tasks.tasks.ner import ElmoCrfTagger, NerTaggerPredictor
 from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE
 from tests.tasks.experiment_case import ExperimentModelTestCase, write_tiny_config
@@ -90,7 +91,7 @@ def test_elmo_mixing_weights_get_the_lambda_penalty():
     vocab = Vocabulary.from_instances(_instances(reader, TRAIN))
     params = _model_params(True).as_dict()
     # What common.elmo_regularizer(0.1) produces.
-    params["regularizer"] = {"regexes": [[".*scalar_mix.*scalar_parameters.*", {"type": "l2", "alpha": 0.1}]]}
+    params["regularizer"] = {"regexes": [[MIXING_WEIGHTS_REGEX, {"type": "l2", "alpha": 0.1}]]}
     model = Model.from_params(vocab=vocab, params=Params(params))
     mixing = [p for n, p in model.named_parameters() if "scalar_mix" in n and "scalar_parameters" in n]
     assert len(mixing) == 3  # the test biLM: token layer + 2 LSTM layers

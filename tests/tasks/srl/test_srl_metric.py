@@ -198,7 +198,7 @@ def test_props_files_round_trip_and_misaligned_files_are_refused():
     again = list(read_props(io.StringIO(out.getvalue()), "y.props"))
     assert [(s.targets, s.columns) for s in again] == [(s.targets, s.columns) for s in sentences]
     assert len(again) == 2 and again[1].columns == []
-    with pytest.raises(ValueError, match="ends after 1 sentences"):
+    with pytest.raises(ValueError, match="ends after 1 sentence but"):
         score_props(sentences[:1], sentences, "gold.props", "pred.props")
 
 

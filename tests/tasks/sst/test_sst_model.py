@@ -14,6 +14,7 @@ from allennlp.modules.token_embedders import Embedding
 from allennlp.nn import Activation, RegularizerApplicator
 from allennlp.nn.regularizers import L2Regularizer
 
+from elmo_tasks.config_defaults import MIXING_WEIGHTS_REGEX
 from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder
 from elmo_tasks.tasks.sst.model import BiattentiveClassifier
 from elmo_tasks.tasks.sst.pooling import MultiPooling
@@ -56,7 +57,7 @@ def _model(vocab: Vocabulary, elmo: bool, elmo_at_output: bool) -> BiattentiveCl
     if elmo:
         embedders["elmo"] = ElmoTokenEmbedder(OPTIONS_FILE, WEIGHT_FILE, dropout=0.0, num_output_representations=2)
         input_dim += embedders["elmo"].get_output_dim()
-        regularizer = RegularizerApplicator([(".*scalar_mix.*scalar_parameters.*", L2Regularizer(0.001))])
+        regularizer = RegularizerApplicator([(MIXING_WEIGHTS_REGEX, L2Regularizer(0.001))])
     return BiattentiveClassifier(
         vocab,
         BasicTextFieldEmbedder(embedders),

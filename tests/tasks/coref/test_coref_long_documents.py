@@ -8,7 +8,6 @@ import sys
 
 import pytest
 import torch
-from allennlp.common import Params
 from allennlp.data import Batch, Vocabulary
 from allennlp.data.token_indexers import ELMoTokenCharactersIndexer, SingleIdTokenIndexer
 from allennlp.models import Model
@@ -16,7 +15,8 @@ from allennlp.models import Model
 from elmo_tasks.tasks.coref.predictor import CorefPredictor
 from elmo_tasks.tasks.coref.reader import Conll2012CorefReader
 from elmo_tasks.tasks.input_limits import InputTooLong
-from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, ROOT, WEIGHT_FILE
+from tests.conftest import FIXTURES_ROOT, ROOT
+from tests.tasks.coref.test_coref_model import small_coref_model
 
 TRAIN = str(FIXTURES_ROOT / "coref" / "train.gold_conll")
 
@@ -28,24 +28,7 @@ def _reader() -> Conll2012CorefReader:
 
 def _model(vocab: Vocabulary, **overrides) -> Model:
     """A small untrained coref_elmo with the tiny test biLM; dropout off, so training mode is deterministic."""
-    config = {
-        "type": "coref_elmo",
-        "text_field_embedder": {
-            "token_embedders": {
-                "tokens": {"type": "embedding", "embedding_dim": 16},
-                "elmo": {"type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "dropout": 0.0},
-            }
-        },
-        "context_layer": {"type": "lstm", "hidden_size": 16, "bidirectional": True},
-        "mention_feedforward": {"num_layers": 1, "hidden_dims": 16, "activations": "relu"},
-        "antecedent_feedforward": {"num_layers": 1, "hidden_dims": 16, "activations": "relu"},
-        "feature_size": 8,
-        "max_span_width": 4,
-        "lexical_dropout": 0.0,
-        "max_antecedents": 20,
-        **overrides,
-    }
-    return Model.from_params(vocab=vocab, params=Params(config))
+    return small_coref_model(vocab, elmo=True, **overrides)
 
 
 @pytest.fixture(scope="module")

@@ -46,7 +46,7 @@ def _instances(elmo: bool, max_span_width: int = 4):
     return instances
 
 
-def _model(vocab: Vocabulary, elmo: bool, **overrides) -> CorefElmo:
+def small_coref_model(vocab: Vocabulary, elmo: bool, **overrides) -> CorefElmo:
     embedders = {"tokens": {"type": "embedding", "embedding_dim": 16}}
     if elmo:
         embedders["elmo"] = {
@@ -86,7 +86,7 @@ def test_learns_the_clusters_of_a_document():
     torch.manual_seed(0)
     instances = _instances(elmo=False)[:1]
     vocab = Vocabulary.from_instances(instances)
-    model = _model(vocab, elmo=False, spans_per_word=1.0)
+    model = small_coref_model(vocab, elmo=False, spans_per_word=1.0)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.003)
     tensors = _tensors(instances, vocab)
     losses = []
@@ -109,8 +109,8 @@ def test_sentences_embedded_in_chunks_equal_one_pass():
     instances = _instances(elmo=True)[:1]
     vocab = Vocabulary.from_instances(instances)
     torch.manual_seed(1)
-    whole = _model(vocab, elmo=True, sentences_per_embedding_batch=64).eval()
-    chunked = _model(vocab, elmo=True, sentences_per_embedding_batch=2).eval()
+    whole = small_coref_model(vocab, elmo=True, sentences_per_embedding_batch=64).eval()
+    chunked = small_coref_model(vocab, elmo=True, sentences_per_embedding_batch=2).eval()
     chunked.load_state_dict(whole.state_dict())
     tensors = _tensors(instances, vocab)
     with torch.no_grad():
@@ -123,7 +123,7 @@ def test_sentences_embedded_in_chunks_equal_one_pass():
 def test_outputs_pruning_antecedents_and_readable_clusters():
     instances = _instances(elmo=False)[:2]
     vocab = Vocabulary.from_instances(instances)
-    model = _model(vocab, elmo=False, max_antecedents=3).eval()
+    model = small_coref_model(vocab, elmo=False, max_antecedents=3).eval()
     with torch.no_grad():
         output = model(**_tensors(instances, vocab))
     lengths = [sum(len(s) for s in i["metadata"].metadata["sentences"]) for i in instances]
@@ -158,4 +158,4 @@ def test_stateful_elmo_is_a_configuration_error():
         "elmo": {"type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "stateful": True}
     }
     with pytest.raises(ConfigurationError, match="stateless"):
-        _model(vocab, elmo=False, text_field_embedder={"token_embedders": embedders})
+        small_coref_model(vocab, elmo=False, text_field_embedder={"token_embedders": embedders})

@@ -18,10 +18,12 @@ THREAD_SENSITIVE_TESTS := tests/bilm \
 setup:
 	bash scripts/setup.sh
 
-# ruff (pinned in requirements/test.txt): lint rules and formatting, settings in pyproject.toml.
+# ruff (pinned in requirements/test.txt): lint rules and formatting; mypy: types of elmo_tasks/.
+# Settings of both in pyproject.toml.
 lint: setup
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
+	.venv/bin/mypy
 
 test: setup lint
 	@echo "make test: the tests in random order, seed $(SEED) (the same order again: make test SEED=$(SEED))"

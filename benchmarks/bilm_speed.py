@@ -14,13 +14,15 @@ import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
 from typing import Dict, List
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_files import json_temp_file, run_worker, save_results  # noqa: E402
 
 DEFAULT_DATA = os.path.join(
     os.path.dirname(__file__), "..", "..", "shared", "data", "lm", "books", "brown", "brown_news_a-c.txt"
@@ -117,24 +119,7 @@ def run_size(size: str, sentences_path: str, args: argparse.Namespace) -> dict:
         results = {}
         for impl in ("allennlp", "ours"):
             output = os.path.join(directory, f"{impl}.npy")
-            command = [
-                sys.executable,
-                __file__,
-                "--worker",
-                impl,
-                "--model-dir",
-                directory,
-                "--sentences-file",
-                sentences_path,
-                "--batch-size",
-                str(args.batch_size),
-                "--threads",
-                str(args.threads),
-                "--output",
-                output,
-            ]
-            done = subprocess.run(command, check=True, capture_output=True, text=True)
-            results[impl] = json.loads(done.stdout.strip().splitlines()[-1])
+            results[impl] = run_worker(__file__, impl, directory, sentences_path, args, output)
         difference = float(
             np.abs(
                 np.load(os.path.join(directory, "allennlp.npy")) - np.load(os.path.join(directory, "ours.npy"))
@@ -180,11 +165,9 @@ def main() -> None:
         return
     sentences = read_sentences(args.data, args.sentences)
     rows = []
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
-        json.dump(sentences, handle)
-    try:
+    with json_temp_file(sentences) as payload_file:
         for size in args.sizes.split(","):
-            row = run_size(size, handle.name, args)
+            row = run_size(size, payload_file, args)
             rows.append(row)
             print(
                 f"{size:9s} tokens={row['tokens']}  allennlp {row['allennlp_tokens_per_s']:8.1f} tok/s "
@@ -194,11 +177,7 @@ def main() -> None:
                 f"max|diff| {row['max_abs_diff']:.2e}",
                 flush=True,
             )
-    finally:
-        os.remove(handle.name)
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump(rows, out, indent=2)
+    save_results(args.json, rows)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ Runs (each compared with AllenNLP without a cache, the reference):
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +30,7 @@ from typing import Dict, List
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_files import json_temp_file, run_worker, save_results  # noqa: E402
 from bilm_speed import DEFAULT_DATA, read_sentences, write_random_model
 
 RUNS = ["allennlp", "allennlp_cache_exact", "allennlp_cache_unk", "ours", "ours_cache"]
@@ -93,24 +93,7 @@ def run_size(size: str, data_path: str, args: argparse.Namespace) -> List[Dict]:
         results = {}
         for run in RUNS:
             output = os.path.join(directory, f"{run}.npy")
-            command = [
-                sys.executable,
-                __file__,
-                "--worker",
-                run,
-                "--model-dir",
-                directory,
-                "--data-file",
-                data_path,
-                "--batch-size",
-                str(args.batch_size),
-                "--threads",
-                str(args.threads),
-                "--output",
-                output,
-            ]
-            done = subprocess.run(command, check=True, capture_output=True, text=True)
-            results[run] = json.loads(done.stdout.strip().splitlines()[-1])
+            results[run] = run_worker(__file__, run, directory, data_path, args, output)
             results[run]["output"] = np.load(output)
     reference = results["allennlp"]
     rows = []
@@ -139,11 +122,11 @@ def main() -> None:
     parser.add_argument("--json", help="also write the rows here")
     parser.add_argument("--worker", choices=RUNS, help=argparse.SUPPRESS)
     parser.add_argument("--model-dir", help=argparse.SUPPRESS)
-    parser.add_argument("--data-file", help=argparse.SUPPRESS)
+    parser.add_argument("--sentences-file", help=argparse.SUPPRESS)
     parser.add_argument("--output", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.model_dir, args.data_file, args.batch_size, args.threads, args.output)
+        worker(args.worker, args.model_dir, args.sentences_file, args.batch_size, args.threads, args.output)
         return
     sentences = read_sentences(args.data, args.sentences)
     half = len(sentences) // 2
@@ -157,22 +140,16 @@ def main() -> None:
         flush=True,
     )
     rows = []
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
-        json.dump({"vocabulary": words, "measured": measured}, handle)
-    try:
+    with json_temp_file({"vocabulary": words, "measured": measured}) as payload_file:
         for size in args.sizes.split(","):
-            for row in run_size(size, handle.name, args):
+            for row in run_size(size, payload_file, args):
                 rows.append(row)
                 print(
                     f"{size:9s} {row['run']:22s} {row['tokens_per_s']:8.1f} tok/s ({row['seconds']:.1f} s)  "
                     f"max|diff| vs AllenNLP {row['max_abs_diff_vs_allennlp']:.2e}",
                     flush=True,
                 )
-    finally:
-        os.remove(handle.name)
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump(rows, out, indent=2)
+    save_results(args.json, rows)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ PyTorch command uses it too.
 """
 
 import argparse
-from typing import Any, Optional, Sequence
+import sys
+from typing import Any, Callable, NoReturn, Optional, Sequence
 
 
 def add_option(
@@ -33,3 +34,30 @@ def option_dest(flags: Sequence[str]) -> str:
     (AllenNLP's subcommand parser does not return the action that would say it.)"""
     long_flags = [flag for flag in flags if flag.startswith("--")]
     return (long_flags or list(flags))[0].lstrip("-").replace("-", "_")
+
+
+def add_command(
+    subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]",
+    name: str,
+    description: str,
+    summary: str,
+    run: Callable[[argparse.Namespace], Any],
+) -> argparse.ArgumentParser:
+    """The parser of one subcommand: ``description`` is its own ``--help``, ``summary`` its line in the
+    list of commands, and ``run`` is called with the parsed arguments (AllenNLP calls ``args.func``)."""
+    command_parser = subparsers.add_parser(name, description=description, help=summary)
+    command_parser.set_defaults(func=run)
+    return command_parser
+
+
+class CommandError:
+    """Ends a command as argparse ends a bad command line: ``COMMAND: error: MESSAGE``, one line on
+    stderr, exit status 2, no traceback. A command module makes one, ``_fail = CommandError("name")``,
+    and calls ``_fail(message)``."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+
+    def __call__(self, message: object) -> NoReturn:
+        print(f"{self.command}: error: {message}", file=sys.stderr)
+        sys.exit(2)

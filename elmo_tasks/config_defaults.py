@@ -28,6 +28,9 @@ DEFAULTS: Dict[str, str] = {
     "ELMO_TASKS_SRL_DATASET": "conll2005",
     # experiments/squad.libsonnet with ELMO_TASKS_DATA=full: the XQuAD cross-validation fold tested, K/N
     "ELMO_TASKS_FOLD": "1/4",
+    # every task experiment: a GloVe-format word-vector file for the word embedding, or "" for none
+    # (common.libsonnet: word_vectors; README, "Word vectors")
+    "ELMO_TASKS_WORD_VECTORS": "",
     # experiments/bilm_small_continue.jsonnet: the shuffled corpus and the biLM it starts from
     "BILM_CORPUS": "runs/bilm_corpus",
     "BILM_START": str(SMALL_BILM_DIR),

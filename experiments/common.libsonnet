@@ -72,6 +72,43 @@
     } + (if activation == null then {} else { conv_layer_activation: activation }),
   },
 
+  // ---- Word vectors ----
+
+  // ELMO_TASKS_WORD_VECTORS: a GloVe-format text file ("word v1 ... vd" per line, no header) whose
+  // vectors start the task's word embedding, in the baseline and in the ELMo model alike; empty
+  // (the default) learns the word embedding from the training data alone. The vectors must have the
+  // task's word-embedding size (README, "Word vectors"): `allennlp build-word-vectors` trains such a
+  // file on the biLM's own corpus, and the paper's GloVe files fit unchanged.
+  word_vectors: std.extVar('ELMO_TASKS_WORD_VECTORS'),
+  with_word_vectors: $.word_vectors != '',
+
+  // The reader's `tokens` indexer: lowercased as the task chooses without vectors; with vectors,
+  // cased as the paper's file for the task is (GloVe 840B cased; Senna and GloVe 6B lowercased).
+  word_indexer(lowercase, lowercase_with_vectors=lowercase):: {
+    type: 'single_id',
+    lowercase_tokens: if $.with_word_vectors then lowercase_with_vectors else lowercase,
+  },
+
+  // The model's `tokens` embedder: `dim`-d and trained from scratch without vectors; with them,
+  // started from the file and then trained or kept fixed as the paper's recipe for the task says.
+  word_embedder(dim, trainable_with_vectors):: {
+    type: 'embedding',
+    embedding_dim: dim,
+    trainable: if $.with_word_vectors then trainable_with_vectors else true,
+  } + (if $.with_word_vectors then { pretrained_file: $.word_vectors } else {}),
+
+  // Which words get a row of their own. Without vectors: the task's own choice, `without_vectors`
+  // (its `vocabulary` and `datasets_for_vocab_creation`, or {} for AllenNLP's defaults). With vectors: every word of the
+  // training, validation and test data that has a vector, so that a word seen only in evaluation
+  // data keeps its pretrained vector; the others share the unknown-word vector, which training
+  // updates. `test` is the task's test file, read here for its words only (it is evaluated only
+  // by `allennlp evaluate` or scripts/reproduce.py).
+  word_vocabulary(without_vectors, test):: if $.with_word_vectors then {
+    datasets_for_vocab_creation: ['train', 'validation', 'test'],
+    test_data_path: test,
+    vocabulary: { pretrained_files: { tokens: $.word_vectors }, only_include_pretrained_words: true },
+  } else without_vectors,
+
   // ---- ELMo ----
 
   // The biLM of every ELMo experiment: ELMO_OPTIONS / ELMO_WEIGHTS, by default the small biLM
@@ -85,7 +122,7 @@
   elmo_name: 'elmo',
   // Where every task experiment has its ELMo embedder, as a dotted key of `allennlp train -o`, e.g.
   //   -o '{"model.text_field_embedder.token_embedders.elmo.dropout": 0.5}'
-  // Python code (the analysis variants of scripts/reproduction_tasks.py, tests) has it as
+  // Python code (the analysis variants of elmo_tasks/reproduction/tasks.py, tests) has it as
   // elmo_tasks.config_defaults.ELMO_EMBEDDER_PATH; a test checks that the two agree.
   elmo_embedder_path: 'model.text_field_embedder.token_embedders.' + $.elmo_name,
 

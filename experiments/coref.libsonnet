@@ -46,7 +46,7 @@ local reader(elmo, max_sentences) = {
   max_span_width: max_span_width,
   [if max_sentences != null then 'max_sentences']: max_sentences,
   token_indexers: {
-    tokens: { type: 'single_id', lowercase_tokens: false },
+    tokens: common.word_indexer(lowercase=false),  // cased, like the paper's GloVe 840B vectors
     token_characters: common.char_indexer(5),
   } + common.elmo_indexers(elmo),
 };
@@ -54,17 +54,19 @@ local reader(elmo, max_sentences) = {
 {
   data:: data,  // scripts/reproduce.py reads data.test
 
-  config(elmo):: common.task_base + common.unbucketed_loaders(1) + {
+  config(elmo):: common.task_base + common.unbucketed_loaders(1) + common.word_vocabulary(
+    { datasets_for_vocab_creation: ['train'] }, data.test
+  ) + {
     dataset_reader: reader(elmo, 50),
     validation_dataset_reader: reader(elmo, null),
     train_data_path: data.train,
     validation_data_path: data.validation,
-    datasets_for_vocab_creation: ['train'],
     model: {
       type: 'coref_elmo',
       text_field_embedder: {
         token_embedders: {
-          tokens: { type: 'embedding', embedding_dim: if common.full_data then 300 else 16, trainable: true },
+          // Lee et al. keep the pretrained vectors fixed
+          tokens: common.word_embedder(if common.full_data then 300 else 16, trainable_with_vectors=false),
           token_characters: common.char_cnn(8, if common.full_data then 50 else 8, [3, 4, 5]),
         } + common.elmo_embedders(elmo, 1, dropout=0.0),  // see common.elmo_embedder
       },

@@ -13,11 +13,6 @@
 //   -o '{"model.encoder.hidden_size": 100}'.
 local common = import 'common.libsonnet';
 
-// Path to pretrained 50-d word vectors (GloVe/Senna text format), or null for random init.
-// The paper used pretrained vectors; none are available on this machine, so the default
-// trains them from scratch (expect a lower F1 than the paper, mostly for the baseline).
-local pretrained_word_vectors = null;
-
 local data_paths = if common.full_data then {
   train: common.shared_data + '/conll2003/eng.train',
   validation: common.shared_data + '/conll2003/eng.testa',  // dev: model selection
@@ -38,32 +33,32 @@ local hidden = 200;
   // scripts/reproduce.py evaluates on `data.test`; training reads train and validation.
   data:: data_paths,
 
-  config(elmo):: common.task_base + common.bucket_loaders(if common.full_data then 64 else 8) + {
+  // Without word vectors, words seen once in eng.train share the unknown-word vector, so that vector
+  // is trained: with every training word in the vocabulary it kept its random initial values, and
+  // the 11% of eng.testb tokens unseen in training (7.5% of eng.testa) were tagged from an
+  // arbitrary, seed-dependent vector. With word vectors, every word that has one keeps it.
+  config(elmo):: common.task_base + common.bucket_loaders(if common.full_data then 64 else 8)
+                 + common.word_vocabulary({
+                   datasets_for_vocab_creation: ['train'], vocabulary: { min_count: { tokens: 2 } },
+                 }, $.data.test) + {
     dataset_reader: {
       type: 'conll2003',
       tag_label: 'ner',
       convert_to_coding_scheme: 'BIOUL',  // the files are IOB1
       token_indexers: {
-        tokens: { type: 'single_id', lowercase_tokens: true },
+        tokens: common.word_indexer(lowercase=true),  // Senna's 50-d vectors are lowercased too
         token_characters: common.char_indexer(3),
       } + common.elmo_indexers(elmo),
     },
     train_data_path: $.data.train,
     validation_data_path: $.data.validation,
-    // Words seen only in dev would keep random vectors: build the vocabulary from train alone.
-    datasets_for_vocab_creation: ['train'],
-    // Words seen once in eng.train share the unknown-word vector, so that vector is trained: with every
-    // training word in the vocabulary it kept its random initial values, and the 11% of eng.testb
-    // tokens unseen in training (7.5% of eng.testa) were tagged from an arbitrary, seed-dependent vector.
-    vocabulary: { min_count: { tokens: 2 } },
     model: {
       type: 'elmo_crf_tagger',
       label_encoding: 'BIOUL',
       dropout: 0.5,
       text_field_embedder: {
         token_embedders: {
-          tokens: { type: 'embedding', embedding_dim: word_dim, trainable: true }
-                  + (if pretrained_word_vectors != null then { pretrained_file: pretrained_word_vectors } else {}),
+          tokens: common.word_embedder(word_dim, trainable_with_vectors=true),
           token_characters: common.char_cnn(16, char_filters, [3], activation='relu'),
         } + common.elmo_embedders(elmo, 1, dropout=0.0),  // see common.elmo_embedder
       },

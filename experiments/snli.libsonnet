@@ -42,11 +42,14 @@ local snli_dir = common.shared_data + '/snli/';
     test: 'fixtures/snli/test.jsonl.gz',
   },
 
-  config(elmo, elmo_at_output=false):: common.task_base + common.bucket_loaders(32) + {
+  // Without word vectors the vocabulary comes from train and dev (AllenNLP's default).
+  config(elmo, elmo_at_output=false):: common.task_base + common.bucket_loaders(32)
+                                       + common.word_vocabulary({}, $.data.test) + {
     dataset_reader: {
       type: 'snli_jsonl',
       tokenizer: { type: 'spacy_blank' },
-      token_indexers: { tokens: { type: 'single_id', lowercase_tokens: true } } + common.elmo_indexers(elmo),
+      token_indexers: { tokens: common.word_indexer(lowercase=true, lowercase_with_vectors=false) }
+                      + common.elmo_indexers(elmo),
     },
     train_data_path: $.data.train,
     validation_data_path: $.data.validation,
@@ -55,7 +58,7 @@ local snli_dir = common.shared_data + '/snli/';
       dropout: dropout,
       elmo_at_output: elmo && elmo_at_output,
       text_field_embedder: {
-        token_embedders: { tokens: { type: 'embedding', embedding_dim: dim, trainable: true } }
+        token_embedders: { tokens: common.word_embedder(dim, trainable_with_vectors=true) }
                          + common.elmo_embedders(elmo, if elmo_at_output then 2 else 1, dropout=0.0),
       },
       encoder: { type: 'lstm', hidden_size: dim, bidirectional: true },

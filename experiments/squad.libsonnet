@@ -49,7 +49,8 @@ local data = if full then {
   test: 'fixtures/squad/dev.json',
 };
 
-local word_dim = if full then 100 else 8;
+// with word vectors, the paper's 300-d GloVe size
+local word_dim = if full then (if common.with_word_vectors then 300 else 100) else 8;
 local char_dim = if full then 20 else 4;
 local char_filters = if full then 100 else 8;
 local gru = if full then 100 else 8;
@@ -59,7 +60,7 @@ local reader(elmo, passage_length_limit) = {
   type: 'squad_v1',
   tokenizer: { type: 'spacy_blank' },
   token_indexers: {
-    tokens: { type: 'single_id', lowercase_tokens: true },
+    tokens: common.word_indexer(lowercase=true, lowercase_with_vectors=false),
     token_characters: common.char_indexer(5),
   } + common.elmo_indexers(elmo),
   passage_length_limit: passage_length_limit,
@@ -72,17 +73,16 @@ local bigru = { type: 'gru', hidden_size: gru, bidirectional: true };
 
   config(elmo):: common.task_base + common.bucket_loaders(
     if full then 32 else 8, validation_batch_size=32, sorting_keys=['passage']
-  ) + {
+  ) + common.word_vocabulary({ datasets_for_vocab_creation: ['train'] }, data.test) + {
     dataset_reader: reader(elmo, 400),  // the cap applies to training only:
     validation_dataset_reader: reader(elmo, null),  // evaluate/predict read whole passages
     train_data_path: data.train,
     validation_data_path: data.validation,
-    datasets_for_vocab_creation: ['train'],
     model: {
       type: 'bidaf_self_attention',
       text_field_embedder: {
         token_embedders: {
-          tokens: { type: 'embedding', embedding_dim: word_dim, trainable: true },
+          tokens: common.word_embedder(word_dim, trainable_with_vectors=false),
           token_characters: common.char_cnn(char_dim, char_filters, [5], activation='relu'),
         } + common.elmo_embedders(elmo, num_output_representations=2, dropout=0.5),
       },

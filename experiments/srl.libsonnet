@@ -69,21 +69,23 @@ local layers = if full then 8 else 2;
 {
   data:: data,
 
-  config(elmo):: common.task_base + common.bucket_loaders(if full then 80 else 8) + {
+  // Without word vectors, words seen only in dev would keep random vectors: the vocabulary comes
+  // from train alone.
+  config(elmo):: common.task_base + common.bucket_loaders(if full then 80 else 8)
+                 + common.word_vocabulary({ datasets_for_vocab_creation: ['train'] }, data.test) + {
     dataset_reader: {
       type: 'srl_conll',
       data_format: dataset,
-      token_indexers: { tokens: { type: 'single_id', lowercase_tokens: true } } + common.elmo_indexers(elmo),
+      // lowercased like the paper's 100-d GloVe 6B vectors
+      token_indexers: { tokens: common.word_indexer(lowercase=true) } + common.elmo_indexers(elmo),
     },
     train_data_path: data.train,
     validation_data_path: data.validation,
-    // Words seen only in dev would keep random vectors: build the vocabulary from train alone.
-    datasets_for_vocab_creation: ['train'],
     model: {
       type: 'srl_elmo',
       predicate_embedding_dim: predicate_dim,
       text_field_embedder: {
-        token_embedders: { tokens: { type: 'embedding', embedding_dim: word_dim, trainable: true } }
+        token_embedders: { tokens: common.word_embedder(word_dim, trainable_with_vectors=true) }
                          + common.elmo_embedders(elmo, 1, dropout=0.1),
       },
       encoder: {

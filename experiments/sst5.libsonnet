@@ -41,10 +41,13 @@ local head_dim = if full then 600 else 32;
   local reader(elmo, phrases) = {
     type: 'sst_ptb_trees',
     phrases: phrases,
-    token_indexers: { tokens: { type: 'single_id', lowercase_tokens: true } } + common.elmo_indexers(elmo),
+    token_indexers: { tokens: common.word_indexer(lowercase=true, lowercase_with_vectors=false) }
+                    + common.elmo_indexers(elmo),
   },
 
-  config(elmo):: common.task_base + common.bucket_loaders(if full then 100 else 32, sorting_keys=['tokens']) + {
+  // Without word vectors the vocabulary comes from train and dev (AllenNLP's default).
+  config(elmo):: common.task_base + common.bucket_loaders(if full then 100 else 32, sorting_keys=['tokens'])
+                 + common.word_vocabulary({}, $.data.test) + {
     dataset_reader: reader(elmo, 'all'),
     validation_dataset_reader: reader(elmo, 'roots'),
     train_data_path: $.data.train,
@@ -53,7 +56,7 @@ local head_dim = if full then 600 else 32;
       type: 'biattentive_classifier',
       num_classes: 5,
       text_field_embedder: {
-        token_embedders: { tokens: { type: 'embedding', embedding_dim: word_dim, trainable: true } }
+        token_embedders: { tokens: common.word_embedder(word_dim, trainable_with_vectors=false) }
                          + common.elmo_embedders(elmo, 2),
       },
       embedding_dropout: 0.5,

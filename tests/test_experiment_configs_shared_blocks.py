@@ -4,12 +4,11 @@ the experiments' shared names as common.libsonnet does.
 A block copied into a task instead drifts away from the others unnoticed (a character embedding without
 its ``vocab_namespace`` was a real bug in two tasks), so the first test evaluates every task with a
 common.libsonnet whose shared functions tag what they return, and requires the tag on every task's trainer
-and loaders. The others tie the names that configs, scripts/reproduction_tasks.py and tests must agree on
+and loaders. The others tie the names that configs, elmo_tasks/reproduction/tasks.py and tests must agree on
 (where the ELMo embedder sits, the mixing-weight regex, one-layer weights sized by the biLM) to one
 definition. Resolving a config takes milliseconds; nothing here trains.
 """
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -27,6 +26,7 @@ from elmo_tasks.config_defaults import (
     top_layer_only,
 )
 from elmo_tasks.modules import ElmoTokenEmbedder
+from elmo_tasks.reproduction.tasks import TASKS as REPRODUCED_TASKS
 from tests.conftest import OPTIONS_FILE, ROOT, WEIGHT_FILE
 
 EXPERIMENTS = ROOT / "experiments"
@@ -130,7 +130,7 @@ def test_python_spells_the_shared_names_as_common_libsonnet():
 @pytest.mark.parametrize("data", ["fixtures", "full"])
 @pytest.mark.parametrize("task", TASKS)
 def test_the_elmo_embedder_sits_where_the_overrides_expect_it(task, data):
-    """scripts/reproduction_tasks.py's analysis variants override keys under ELMO_EMBEDDER_PATH."""
+    """The reproduction's analysis variants (elmo_tasks/reproduction/tasks.py) override keys under it."""
     elmo = _task_config(task, True, data)
     embedder = _at(elmo, ELMO_EMBEDDER_PATH)
     assert embedder["type"] == "fast_elmo"
@@ -161,24 +161,16 @@ def test_one_layer_weights_have_one_weight_per_biLM_layer(tmp_path, monkeypatch)
     assert top.scalar_mix_0.scalar_parameters[2].item() == 0.0 and not top.scalar_mix_0.gamma.requires_grad
 
 
-def _reproduction_tasks():
-    spec = importlib.util.spec_from_file_location("reproduction_tasks", ROOT / "scripts" / "reproduction_tasks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_analysis_variants_override_the_experiments_elmo_embedder(monkeypatch):
     """Each override under the ELMo embedder lands in the ``elmo`` config's embedder, its mixing-weight
     penalty uses the configs' regex, and one-layer weights have one weight per layer of the shipped biLM
     (the one reproduce.py runs unless ELMO_OPTIONS names another)."""
     monkeypatch.setenv("ELMO_OPTIONS", DEFAULTS["ELMO_OPTIONS"])
-    tasks = _reproduction_tasks().TASKS
     checked = 0
-    for task, spec in tasks.items():
+    for task, spec in REPRODUCED_TASKS.items():
         elmo = _task_config(task, True, "full")
-        for name, analysis in spec.get("analyses", {}).items():
-            for key, value in analysis.get("overrides", {}).items():
+        for name in spec.analyses:
+            for key, value in spec.variants("paper", analyses=True)[name].overrides.items():
                 if key.startswith(ELMO_EMBEDDER_PATH + "."):
                     assert _at(elmo, ELMO_EMBEDDER_PATH)["type"] == "fast_elmo", (task, name, key)
                     checked += 1

@@ -15,10 +15,14 @@ from typing import List, Optional, Tuple
 import torch
 from torch import nn
 
-LstmState = Tuple[torch.Tensor, torch.Tensor]  # (h: (2, rows, proj), c: (2, rows, dim))
+from elmo_tasks.bilm.lstm_time_loop import LstmState, ProjectedLstmLoop, run_loop
+
+__all__ = ["LstmState", "ProjectedLstmLayer"]
 
 
 class ProjectedLstmLayer(nn.Module):
+    forget_shift: torch.Tensor  # a buffer (not saved): 1 on the forget gate, added at run time
+
     def __init__(
         self, input_dim: int, cell_dim: int, projection_dim: int, cell_clip: Optional[float], proj_clip: Optional[float]
     ) -> None:
@@ -47,31 +51,14 @@ class ProjectedLstmLayer(nn.Module):
         packed outputs ``(2, total, projection_dim)`` and each row's final state (sorted order).
         """
         pre_gates = torch.baddbmm((self.bias + self.forget_shift).unsqueeze(1), inputs, self.w_input)
-        h, c = initial
-        batch = h.shape[1]
-        outputs: List[torch.Tensor] = []
-        finished_h: List[torch.Tensor] = []
-        finished_c: List[torch.Tensor] = []
-        if batch_sizes and batch_sizes[0] < batch:  # rows without any token keep their state
-            finished_h.append(h[:, batch_sizes[0] :])
-            finished_c.append(c[:, batch_sizes[0] :])
-        dim = self.cell_dim
-        # One split up front: slicing per step would make autograd zero a full-size gradient each step.
-        step_gates = pre_gates.split(batch_sizes, dim=1)
-        for step, rows in enumerate(batch_sizes):
-            h, c = h[:, :rows], c[:, :rows]
-            gates = torch.baddbmm(step_gates[step], h, self.w_state)
-            sig = torch.sigmoid(gates)
-            c = sig[..., 2 * dim : 3 * dim] * c + sig[..., :dim] * torch.tanh(gates[..., dim : 2 * dim])
-            if self.cell_clip:
-                c = c.clamp(-self.cell_clip, self.cell_clip)
-            h = torch.bmm(sig[..., 3 * dim :] * torch.tanh(c), self.w_projection)
-            if self.proj_clip:
-                h = h.clamp(-self.proj_clip, self.proj_clip)
-            outputs.append(h)
-            following = batch_sizes[step + 1] if step + 1 < len(batch_sizes) else 0
-            if following < rows:
-                finished_h.append(h[:, following:])
-                finished_c.append(c[:, following:])
-        final = (torch.cat(finished_h[::-1], dim=1), torch.cat(finished_c[::-1], dim=1))
-        return torch.cat(outputs, dim=1), final
+        h0, c0 = initial
+        if not batch_sizes:  # no tokens at all: every row keeps its state
+            return pre_gates.new_zeros(2, 0, self.projection_dim), (h0, c0)
+        clips = (self.cell_clip, self.proj_clip)
+        if torch.is_grad_enabled() and any(t.requires_grad for t in (pre_gates, self.w_state, self.w_projection)):
+            outputs, final_h, final_c = ProjectedLstmLoop.apply(
+                pre_gates, self.w_state, self.w_projection, h0, c0, list(batch_sizes), *clips
+            )
+            return outputs, (final_h, final_c)
+        steps, _, final = run_loop(pre_gates, batch_sizes, initial, self.w_state, self.w_projection, *clips)
+        return torch.cat([values.h for values in steps], dim=1), final

@@ -18,6 +18,7 @@ from torch.nn import functional as F
 
 from elmo_tasks.bilm.characters import PADDING_CHARACTER_ID
 from elmo_tasks.bilm.options import BilmOptions
+from elmo_tasks.bilm.word_cache import WordVectorCache
 
 
 class Highway(nn.Module):
@@ -66,8 +67,8 @@ class CharacterTokenEncoder(nn.Module):
             else None
         )
         self._activation = torch.relu if options.activation == "relu" else torch.tanh
-        # Optional precomputed vectors of known words (elmo_tasks.bilm.word_cache.WordVectorCache).
-        self.word_cache: Optional[nn.Module] = None
+        # Optional precomputed vectors of known words.
+        self.word_cache: Optional[WordVectorCache] = None
 
     def forward(self, char_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Encode ``char_ids`` ``(batch, tokens, chars)`` where ``mask`` is true; zeros elsewhere."""

@@ -21,6 +21,9 @@ EncodeWords = Callable[[torch.Tensor], torch.Tensor]
 
 
 class WordVectorCache(nn.Module):
+    char_ids: torch.Tensor  # buffers: the cached words' character ids, and their vectors once built
+    vectors: torch.Tensor
+
     def __init__(self, words: Sequence[str], max_characters: int, batch_size: int = 1024) -> None:
         super().__init__()
         # The boundary tokens are words of every sentence: cache them too.

@@ -3,6 +3,7 @@
 from elmo_tasks.commands import (  # noqa: F401
     bilm_perplexity,
     bilm_probe,
+    build_word_vectors,
     coref_conll,
     coref_score,
     elmo_embed,

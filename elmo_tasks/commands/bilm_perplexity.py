@@ -7,10 +7,12 @@ import time
 
 from allennlp.commands.subcommand import Subcommand
 
-from elmo_tasks.cli_options import add_option
+from elmo_tasks.cli_options import CommandError, add_command, add_option
 from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
 from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_workers, usable_cores
 from elmo_tasks.wording import counted
+
+_fail = CommandError("bilm-perplexity")
 
 DESCRIPTION = """Score every token of TEXT_FILE with a biLM and its exact (full) softmax. The text is
 cleaned, tokenized and cut into sentences as the `bilm_raw_text` reader of the training recipe does
@@ -21,14 +23,14 @@ and </S>, backward every word and <S>. The last line is
 exp of the mean of both directions' mean log-losses, as `allennlp evaluate` reports ppl_exact)."""
 
 
+#: The command's line in ``allennlp --help``.
+SUMMARY = "Exact perplexity of a biLM (default: the shipped one) on a text file."
+
+
 @Subcommand.register("bilm-perplexity")
 class BilmPerplexity(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = parser.add_parser(
-            self.name,
-            description=DESCRIPTION,
-            help="Exact perplexity of a biLM (default: the shipped one) on a text file.",
-        )
+        sub = add_command(parser, self.name, DESCRIPTION, SUMMARY, _run)
         sub.add_argument("text_file", help="UTF-8 text (a file, a folder of *.txt, or a glob)")
         sub.add_argument("--options-file", help="the biLM's options.json (default: the shipped small biLM)")
         sub.add_argument("--weight-file", help="the biLM's hdf5 weights (default: the shipped small biLM)")
@@ -73,7 +75,6 @@ class BilmPerplexity(Subcommand):
             help="split on whitespace instead of spaCy (for text already tokenized)",
         )
         sub.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
-        sub.set_defaults(func=_run)
         return sub
 
 
@@ -81,6 +82,7 @@ def _run(args: argparse.Namespace) -> None:
     from allennlp.common.checks import ConfigurationError
 
     from elmo_tasks.bilm import BilmError
+    from elmo_tasks.tasks.data_files import DataFileError
     from elmo_tasks.tasks.lm.pretrained import SOFTMAX_FILE, VOCABULARY_DIR
     from elmo_tasks.tasks.lm.scoring import ExportedLanguageModel, ScoringError
 
@@ -121,7 +123,7 @@ def _run(args: argparse.Namespace) -> None:
         result = model.score(sentences, batch_size=args.batch_size, progress=bar, workers=workers)
         if bar is not None:
             bar.close()
-    except (ScoringError, BilmError, ConfigurationError) as err:  # the reader's errors name file and line
+    except (ScoringError, BilmError, ConfigurationError, DataFileError) as err:  # data errors name file and line
         _fail(str(err))
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     print(
@@ -156,8 +158,3 @@ def _progress_bar(path: str, enabled: bool):
     from tqdm import tqdm
 
     return tqdm(desc=f"scoring {os.path.basename(path)}", unit=" tokens", unit_scale=True, file=sys.stderr)
-
-
-def _fail(message: str) -> None:
-    print(f"bilm-perplexity: error: {message}", file=sys.stderr)
-    sys.exit(2)

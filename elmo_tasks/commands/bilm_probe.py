@@ -8,7 +8,7 @@ import time
 
 from allennlp.commands.subcommand import Subcommand
 
-from elmo_tasks.cli_options import add_option
+from elmo_tasks.cli_options import add_command, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_output_file
 from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
 from elmo_tasks.threads import ThreadSettingError, apply_thread_policy
@@ -22,7 +22,7 @@ size as the control. Prints a markdown table; --output-json keeps every number."
 @Subcommand.register("bilm-probe")
 class BilmProbe(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = parser.add_parser(self.name, description=DESCRIPTION, help="POS and WSD probes of a biLM's layers.")
+        sub = add_command(parser, self.name, DESCRIPTION, "POS and WSD probes of a biLM's layers.", _run)
         sub.add_argument("train_file", help="CoNLL-2012 *_gold_conll(.gz) to train the probes on (e.g. the dev file)")
         sub.add_argument("test_file", help="CoNLL-2012 *_gold_conll(.gz) to score them on (e.g. the test file)")
         shipped = "the shipped small biLM"
@@ -34,7 +34,6 @@ class BilmProbe(Subcommand):
         sub.add_argument("--output-json", help="write all numbers here")
         sub.add_argument("--threads", type=int, help="torch threads (default: OMP_NUM_THREADS if set, else 1)")
         add_option(sub, "--seed", type=int, default=0, help="random seed of the probes and of the control's weights")
-        sub.set_defaults(func=_run)
         return sub
 
 

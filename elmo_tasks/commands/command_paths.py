@@ -19,13 +19,11 @@ ARCHIVE_EXPECTED = "a model.tar.gz written by `allennlp train` (or its serializa
 
 # predictor (the task) -> (what the archive holds, the commands that use it; {archive} is its path)
 TASK_COMMANDS: Dict[str, str] = {
-    "snli_pair": "an SNLI model: use `allennlp evaluate` or `allennlp predict {archive} INPUT --predictor snli_pair`",
-    "ner_tagger": "a NER model: use `allennlp evaluate` or `allennlp predict {archive} INPUT --predictor ner_tagger`",
-    "sst_sentiment": "an SST-5 model: use `allennlp evaluate` or "
-    "`allennlp predict {archive} INPUT --predictor sst_sentiment`",
+    "snli": "an SNLI model: use `allennlp evaluate` or `allennlp predict {archive} INPUT --predictor snli`",
+    "ner": "a NER model: use `allennlp evaluate` or `allennlp predict {archive} INPUT --predictor ner`",
+    "sst5": "an SST-5 model: use `allennlp evaluate` or `allennlp predict {archive} INPUT --predictor sst5`",
     "srl": "an SRL model: use `allennlp srl-props` or `allennlp predict {archive} INPUT --predictor srl`",
-    "squad_qa": "a SQuAD model: use `allennlp squad-predict` or "
-    "`allennlp predict {archive} INPUT --predictor squad_qa`",
+    "squad": "a SQuAD model: use `allennlp squad-predict` or `allennlp predict {archive} INPUT --predictor squad`",
     "coref": "a coreference model: use `allennlp coref-conll` or `allennlp predict {archive} INPUT --predictor coref`",
 }
 

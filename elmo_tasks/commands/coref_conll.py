@@ -16,7 +16,7 @@ import argparse
 import logging
 import sys
 import time
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import torch
 from allennlp.commands.subcommand import Subcommand
@@ -26,20 +26,17 @@ from allennlp.common.tqdm import Tqdm
 from allennlp.data import DatasetReader
 from allennlp.models.archival import load_archive
 
-from elmo_tasks.cli_options import add_option
+from elmo_tasks.cli_options import CommandError, add_command, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.coref_score import report, score_files
-from elmo_tasks.tasks.coref.conll import (
-    ConllFormatError,
-    coref_cells,
-    open_text,
-    parse_conll_lines,
-    replace_last_column,
-)
+from elmo_tasks.tasks.coref.conll import coref_cells, parse_conll_lines, replace_last_column
 from elmo_tasks.tasks.coref.metric import ResponseRejected
 from elmo_tasks.tasks.coref.predictor import MAX_DOCUMENT_TOKENS, MAX_PADDED_TOKENS, check_document_size
+from elmo_tasks.tasks.data_files import DataFileError, read_lines
 from elmo_tasks.tasks.input_limits import InputTooLong
 from elmo_tasks.wording import counted
+
+_fail = CommandError("coref-conll")
 
 logger = logging.getLogger(__name__)
 
@@ -65,8 +62,7 @@ def predict_file(
     reader_config = reader_params.duplicate().as_dict()
     reader_config.pop("max_sentences", None)  # whole documents, always
     reader = DatasetReader.from_params(Params(reader_config))
-    with open_text(input_file) as handle:
-        lines = handle.readlines()
+    lines = list(read_lines(input_file))
     documents = list(parse_conll_lines(lines, input_file))
     crossing = 0
     output_lines = list(lines)
@@ -79,7 +75,9 @@ def predict_file(
         for document in Tqdm.tqdm(documents, desc="coref-conll"):
             instance = reader.text_to_instance(document.sentences, document.speakers, document.genre, document.name)
             reader.apply_token_indexers(instance)
-            clusters: List[List[Tuple[int, int]]] = model.forward_on_instance(instance)["clusters"]
+            # AllenNLP declares numpy arrays, but outputs that are lists (coref's clusters) stay lists
+            outputs: Dict[str, Any] = model.forward_on_instance(instance)
+            clusters: List[List[Tuple[int, int]]] = outputs["clusters"]
             crossing += crossing_pairs(clusters)
             for line_number, cell in zip(document.token_lines, coref_cells(document.num_tokens, clusters)):
                 output_lines[line_number - 1] = replace_last_column(lines[line_number - 1], cell)
@@ -88,20 +86,19 @@ def predict_file(
     return len(documents), crossing
 
 
+#: The command's line in ``allennlp --help``.
+SUMMARY = "Write a coreference model's predictions as a CoNLL-2012 file and score it."
+
+
 @Subcommand.register("coref-conll")
 class CorefConll(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = parser.add_parser(
-            self.name,
-            description=__doc__,
-            help="Write a coreference model's predictions as a CoNLL-2012 file and score it.",
-        )
+        sub = add_command(parser, self.name, __doc__, SUMMARY, _run)
         sub.add_argument("archive_file", help="model.tar.gz of a coref_elmo model")
         sub.add_argument("input_file", help="CoNLL-2012 file to annotate (plain or .gz); also the key for scoring")
         sub.add_argument("output_file", help="where to write the copy with predicted clusters")
         add_option(sub, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
         sub.add_argument("-o", "--overrides", type=str, default="", help="JSON overrides of the archived config")
-        sub.set_defaults(func=_run)
         return sub
 
 
@@ -117,7 +114,7 @@ def _run(args: argparse.Namespace) -> None:
             args.archive_file, args.input_file, args.output_file, args.cuda_device, args.overrides
         )
         scores = score_files(args.input_file, args.output_file)
-    except (ConllFormatError, ResponseRejected, ConfigurationError, InputTooLong, OSError) as error:
+    except (DataFileError, ResponseRejected, ConfigurationError, InputTooLong, OSError) as error:
         _fail(str(error))
     lines = report(scores)
     print("\n".join(lines[:-1]))
@@ -134,8 +131,3 @@ def _run(args: argparse.Namespace) -> None:
         file=sys.stderr,
     )
     print(lines[-1])
-
-
-def _fail(message: Optional[str]) -> None:
-    print(f"coref-conll: error: {message}", file=sys.stderr)
-    sys.exit(2)

@@ -12,15 +12,12 @@ import json
 import logging
 import sys
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 from allennlp.commands.subcommand import Subcommand
 
-from elmo_tasks.tasks.coref.conll import (
-    ConllDocument,
-    ConllFormatError,
-    read_conll_documents,
-)
+from elmo_tasks.cli_options import CommandError, add_command
+from elmo_tasks.tasks.coref.conll import ConllDocument, read_conll_documents
 from elmo_tasks.tasks.coref.metric import (
     METRICS,
     DocumentScores,
@@ -30,7 +27,10 @@ from elmo_tasks.tasks.coref.metric import (
     scores_as_dict,
     summary_line,
 )
+from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.wording import counted
+
+_fail = CommandError("coref-score")
 
 logger = logging.getLogger(__name__)
 
@@ -100,17 +100,14 @@ def report(scores: DocumentScores) -> List[str]:
 @Subcommand.register("coref-score")
 class CorefScore(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = parser.add_parser(
-            self.name,
-            description=__doc__,
-            help="Score a CoNLL-2012 coreference response against a key file.",
+        sub = add_command(
+            parser, self.name, __doc__, "Score a CoNLL-2012 coreference response against a key file.", _run
         )
         sub.add_argument("key_file", help="the gold CoNLL-2012 file (plain or .gz)")
         sub.add_argument(
             "response_file", help="the system's CoNLL-2012 file: same documents, clusters in the last column"
         )
         sub.add_argument("--output-file", help="also write the scores (percent, unrounded) as json here")
-        sub.set_defaults(func=_run)
         return sub
 
 
@@ -118,7 +115,7 @@ def _run(args: argparse.Namespace) -> None:
     start = time.monotonic()
     try:
         scores = score_files(args.key_file, args.response_file)
-    except (ConllFormatError, ResponseRejected, OSError) as error:
+    except (DataFileError, ResponseRejected, OSError) as error:
         _fail(str(error))
     if scores.repeated_response_mentions > 2:
         logger.warning(
@@ -138,8 +135,3 @@ def _run(args: argparse.Namespace) -> None:
         file=sys.stderr,
     )
     print(lines[-1])
-
-
-def _fail(message: Optional[str]) -> None:
-    print(f"coref-score: error: {message}", file=sys.stderr)
-    sys.exit(2)

@@ -9,12 +9,12 @@ import argparse
 from allennlp.commands.subcommand import Subcommand
 
 from elmo_tasks.bilm.embed import DESCRIPTION, add_arguments, run
+from elmo_tasks.cli_options import add_command
 
 
 @Subcommand.register("elmo-embed")
 class ElmoEmbed(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = parser.add_parser(self.name, description=DESCRIPTION, help="Embed a text file with ELMo (hdf5 output).")
-        add_arguments(sub)
-        sub.set_defaults(func=run)
-        return sub
+        return add_arguments(
+            add_command(parser, self.name, DESCRIPTION, "Embed a text file with ELMo (hdf5 output).", run)
+        )

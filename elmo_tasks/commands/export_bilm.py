@@ -2,12 +2,13 @@
 
 import argparse
 import os
-import sys
 
 from allennlp.commands.subcommand import Subcommand
 
-from elmo_tasks.cli_options import add_option
+from elmo_tasks.cli_options import CommandError, add_command, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, archive_model_type, check_output_folder
+
+_fail = CommandError("export-bilm")
 
 
 @Subcommand.register("export-bilm")
@@ -17,7 +18,7 @@ class ExportBilm(Subcommand):
             "Write the biLM of a model archive as the original ELMo files (options.json + "
             "weights.hdf5; softmax.npz + vocabulary/ for a language model)."
         )
-        subparser = parser.add_parser(self.name, description=description, help=description)
+        subparser = add_command(parser, self.name, description, description, _export_from_args)
         subparser.add_argument("archive_file", help="model.tar.gz (or a serialization directory)")
         subparser.add_argument("output_dir", help="folder to write the files into")
         subparser.add_argument("--float16", action="store_true", help="store weights as float16 (half the size)")
@@ -28,7 +29,6 @@ class ExportBilm(Subcommand):
             "still going, or was stopped, can be exported this way",
         )
         add_option(subparser, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
-        subparser.set_defaults(func=_export_from_args)
         return subparser
 
 
@@ -59,8 +59,3 @@ def _export_from_args(args: argparse.Namespace) -> None:
         n for n in ("softmax.npz", "vocabulary") if os.path.exists(os.path.join(directory, n))
     ]
     print(f"wrote {', '.join(written)} to {directory}")
-
-
-def _fail(message: str) -> None:
-    print(f"export-bilm: error: {message}", file=sys.stderr)
-    sys.exit(2)

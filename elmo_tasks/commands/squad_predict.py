@@ -1,14 +1,13 @@
 """``allennlp squad-predict ARCHIVE DATASET_JSON OUTPUT_JSON``: official-format SQuAD predictions.
 
 Answers every question of a SQuAD v1.1 json file (a ``#fold=K/N`` suffix selects a fold, see
-``elmo_tasks/tasks/squad/reader.py``) with a trained ``bidaf_self_attention`` archive, writes
+``elmo_tasks/tasks/squad/reader.py``) with a trained SQuAD model's archive (``squad_model``), writes
 ``{question_id: answer_text}`` (the format the official evaluation script reads), scores it
 with the official v1.1 semantics and prints ``exact_match X f1 Y`` (percent) as its last line.
 """
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Dict, List, Tuple
@@ -19,12 +18,18 @@ from allennlp.data import Instance
 from allennlp.models.archival import load_archive
 from allennlp.predictors import Predictor
 
-from elmo_tasks.cli_options import add_option
+from elmo_tasks.cli_options import CommandError, add_command, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
+from elmo_tasks.tasks.data_files import DataFileError
+from elmo_tasks.tasks.data_selection import DataPathError
 from elmo_tasks.tasks.input_limits import InputTooLong
 from elmo_tasks.tasks.squad.metric import metric_line, score_predictions
-from elmo_tasks.tasks.squad.reader import SquadFormatError, iter_questions, load_articles
+from elmo_tasks.tasks.squad.names import PREDICTOR
+from elmo_tasks.tasks.squad.predictor import SquadQaPredictor
+from elmo_tasks.tasks.squad.reader import iter_questions, load_articles
 from elmo_tasks.wording import counted
+
+_fail = CommandError("squad-predict")
 
 DESCRIPTION = """Predict an answer for every question of a SQuAD v1.1 json file with a trained
 model archive; write {question_id: answer} (official predictions format) and print
@@ -34,12 +39,10 @@ model archive; write {question_id: answer} (official predictions format) and pri
 @Subcommand.register("squad-predict")
 class SquadPredict(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = parser.add_parser(
-            self.name,
-            description=DESCRIPTION,
-            help="Official-format SQuAD predictions and scores from a model archive.",
+        sub = add_command(
+            parser, self.name, DESCRIPTION, "Official-format SQuAD predictions and scores from a model archive.", _run
         )
-        sub.add_argument("archive_file", help="model.tar.gz of a bidaf_self_attention run")
+        sub.add_argument("archive_file", help="model.tar.gz of a SQuAD model (squad_model) run")
         sub.add_argument("dataset_file", help="SQuAD v1.1 json (optionally ending in #fold=K/N)")
         sub.add_argument("output_file", help="where to write the {question_id: answer} json")
         add_option(sub, "--batch-size", type=int, default=32, help="questions per batch")
@@ -47,7 +50,6 @@ class SquadPredict(Subcommand):
         sub.add_argument(
             "-o", "--overrides", type=str, default="", help="a JSON structure to override the archive's config"
         )
-        sub.set_defaults(func=_run)
         return sub
 
 
@@ -61,21 +63,22 @@ def _run(args: argparse.Namespace) -> None:
     if args.batch_size < 1:
         _fail("--batch-size must be at least 1")
     try:
-        check_archive_task(args.archive_file, "squad-predict", "squad_qa")
+        check_archive_task(args.archive_file, "squad-predict", PREDICTOR)
         check_output_file(args.output_file)
     except CommandPathError as error:
         _fail(str(error))
     started = time.time()
     try:
         gold = gold_answers(args.dataset_file)
-    except (SquadFormatError, OSError) as error:
+    except (DataFileError, DataPathError, OSError) as error:
         _fail(str(error))
     archive = load_archive(args.archive_file, cuda_device=args.cuda_device, overrides=args.overrides)
-    predictor = Predictor.from_archive(archive, "squad_qa")
+    predictor = Predictor.from_archive(archive, PREDICTOR)
+    assert isinstance(predictor, SquadQaPredictor)  # the class registered as PREDICTOR
     instances = list(predictor._dataset_reader.read(args.dataset_file))
     try:  # all checked before any is predicted
         for instance in instances:
-            predictor.check_instance(instance)  # type: ignore[attr-defined]
+            predictor.check_instance(instance)
     except InputTooLong as error:
         _fail(f"{args.dataset_file}: {error}")
     predictions: Dict[str, str] = {}
@@ -88,13 +91,9 @@ def _run(args: argparse.Namespace) -> None:
     with open(args.output_file, "w", encoding="utf-8") as handle:
         json.dump(predictions, handle, ensure_ascii=False)
     scores = score_predictions(gold, predictions)
+    answers, questions = counted(len(predictions), "answer"), counted(int(scores["questions"]), "question")
     print(
-        f"squad-predict: wrote {counted(len(predictions), 'answer')} for {counted(scores['questions'], 'question')} of "
+        f"squad-predict: wrote {answers} for {questions} of "
         f"{args.dataset_file} to {args.output_file} in {time.time() - started:.1f} s"
     )
     print(metric_line(scores))
-
-
-def _fail(message: str) -> None:
-    print(f"squad-predict: error: {message}", file=sys.stderr)
-    sys.exit(2)

@@ -8,13 +8,15 @@ counted; answers to ids not in the dataset are ignored and counted.
 
 import argparse
 import json
-import sys
 
 from allennlp.commands.subcommand import Subcommand
 
+from elmo_tasks.cli_options import CommandError, add_command
 from elmo_tasks.commands.squad_predict import gold_answers
 from elmo_tasks.tasks.squad.metric import metric_line, score_predictions
 from elmo_tasks.wording import counted
+
+_fail = CommandError("squad-score")
 
 DESCRIPTION = """Score SQuAD v1.1 predictions ({question_id: answer} json) against a SQuAD v1.1
 dataset file with the official evaluation semantics; the last line is 'exact_match X f1 Y'."""
@@ -23,12 +25,9 @@ dataset file with the official evaluation semantics; the last line is 'exact_mat
 @Subcommand.register("squad-score")
 class SquadScore(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = parser.add_parser(
-            self.name, description=DESCRIPTION, help="Official SQuAD v1.1 EM/F1 of a predictions file."
-        )
+        sub = add_command(parser, self.name, DESCRIPTION, "Official SQuAD v1.1 EM/F1 of a predictions file.", _run)
         sub.add_argument("dataset_file", help="SQuAD v1.1 json (optionally ending in #fold=K/N)")
         sub.add_argument("predictions_file", help="json object {question_id: answer text}")
-        sub.set_defaults(func=_run)
         return sub
 
 
@@ -42,12 +41,7 @@ def _run(args: argparse.Namespace) -> None:
         _fail(f"{args.predictions_file}: expected a JSON object {{question_id: answer text}} with string answers")
     scores = score_predictions(gold_answers(args.dataset_file), predictions)
     print(
-        f"squad-score: {counted(scores['questions'], 'question')} in {args.dataset_file}, {scores['unanswered']} "
-        f"unanswered (scored 0), {counted(scores['unknown_ids'], 'prediction')} for unknown ids (ignored)"
+        f"squad-score: {counted(int(scores['questions']), 'question')} in {args.dataset_file}, {scores['unanswered']} "
+        f"unanswered (scored 0), {counted(int(scores['unknown_ids']), 'prediction')} for unknown ids (ignored)"
     )
     print(metric_line(scores))
-
-
-def _fail(message: str) -> None:
-    print(f"squad-score: error: {message}", file=sys.stderr)
-    sys.exit(2)

@@ -9,13 +9,15 @@ from allennlp.commands.subcommand import Subcommand
 from allennlp.common.tqdm import Tqdm
 from allennlp.models.archival import load_archive
 
-from elmo_tasks.cli_options import add_option
+from elmo_tasks.cli_options import CommandError, add_command, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.tasks.srl.metric import SrlCounts, metric_line
 from elmo_tasks.tasks.srl.props import write_props
 from elmo_tasks.tasks.srl.reader import FORMATS, read_srl_sentences
 from elmo_tasks.tasks.srl.sentence_prediction import predict_sentences
 from elmo_tasks.wording import counted
+
+_fail = CommandError("srl-props")
 
 DESCRIPTION = """Write the predicted props of every sentence of INPUT (a CoNLL-2005 file or release
 folder, or a CoNLL-2012 *_gold_conll file) to OUTPUT, in input order: the first column copied from
@@ -27,7 +29,7 @@ the last line printed is the project's own score of the same predictions:
 @Subcommand.register("srl-props")
 class SrlProps(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = parser.add_parser(self.name, description=DESCRIPTION, help="Predict SRL props for a CoNLL file.")
+        sub = add_command(parser, self.name, DESCRIPTION, "Predict SRL props for a CoNLL file.", _run)
         sub.add_argument("archive_file", help="model.tar.gz of an srl_elmo model")
         sub.add_argument(
             "input_file",
@@ -44,7 +46,6 @@ class SrlProps(Subcommand):
         )
         add_option(sub, "--batch-size", type=int, default=64, help="predicates per batch")
         add_option(sub, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
-        sub.set_defaults(func=_run)
         return sub
 
 
@@ -93,8 +94,3 @@ def _run(args: argparse.Namespace) -> None:
         file=sys.stderr,
     )
     print(metric_line(counts))
-
-
-def _fail(message: str) -> None:
-    print(f"srl-props: error: {message}", file=sys.stderr)
-    sys.exit(2)

@@ -19,6 +19,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from fastapi.telemetry import TelemetryConfig
 from starlette.exceptions import HTTPException
 
 from elmo_tasks.demo import pages
@@ -74,7 +75,13 @@ def create_app(
 ) -> FastAPI:
     """The demo app for loaded ``models`` and, when given, the biLM page's ``neighbours``."""
     demo = Demo(models, neighbours, tokenize, max_request_bytes, max_waiting)
-    telemetry = {"tracing": False, "metrics": False, "logs": False, "operation_spans": False, "auto_configure": False}
+    telemetry: TelemetryConfig = {
+        "tracing": False,
+        "metrics": False,
+        "logs": False,
+        "operation_spans": False,
+        "auto_configure": False,
+    }
     app = FastAPI(title="ELMo demo", docs_url=None, redoc_url=None, openapi_url=None, telemetry=telemetry)
     app.state.demo = demo
     _add_error_handlers(app, demo)

@@ -10,11 +10,10 @@ import argparse
 import os
 import sys
 import time
-from typing import NoReturn
 
 from allennlp.commands.subcommand import Subcommand
 
-from elmo_tasks.cli_options import add_option
+from elmo_tasks.cli_options import CommandError, add_command, add_option
 
 DESCRIPTION = """Serve task models and the biLM in a web page: GET / lists the models, /models/NAME
 draws a model's predictions for text you type beside the ELMo mixing weights it learned, /bilm
@@ -23,6 +22,8 @@ returns the JSON lines of `allennlp predict`, GET /api/health answers scripts. N
 from the network. Each ARCHIVE is a model.tar.gz from `allennlp train` (or `scripts/reproduce.py`:
 runs/BUDGET/TASK/VARIANT/seedK/model.tar.gz), served as /models/TASK (ner, srl, coref, squad, snli,
 sst5), or NAME=ARCHIVE to choose the name (e.g. two models of one task)."""
+
+_fail = CommandError("elmo-demo")
 
 SHIPPED_OPTIONS = "elmo_tasks:pretrained/bilm_small/options.json"
 SHIPPED_WEIGHTS = "elmo_tasks:pretrained/bilm_small/weights.hdf5"
@@ -45,15 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 @Subcommand.register("elmo-demo")
 class ElmoDemo(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = parser.add_parser(self.name, description=DESCRIPTION, help="Serve the task models and the biLM.")
-        add_arguments(sub)
-        sub.set_defaults(func=run)
-        return sub
-
-
-def _fail(message: str) -> NoReturn:
-    print(f"elmo-demo: error: {message}", file=sys.stderr)
-    sys.exit(2)
+        return add_arguments(add_command(parser, self.name, DESCRIPTION, "Serve the task models and the biLM.", run))
 
 
 def _check_numbers(args: argparse.Namespace) -> None:

@@ -132,6 +132,7 @@ def load_models(arguments: Sequence[str], cuda_device: int = -1) -> List[LoadedM
         archive = load_archive(archive_file, cuda_device=cuda_device)
         archive.model.eval()
         predictor = Predictor.from_archive(archive, task.predictor)
+        assert isinstance(predictor, JsonLinesPredictor)  # every task in TASKS names one of our predictors
         config = archive.config.as_dict(quiet=True)
         loaded.append(
             LoadedModel(
@@ -139,7 +140,7 @@ def load_models(arguments: Sequence[str], cuda_device: int = -1) -> List[LoadedM
                 task,
                 archive_file,
                 model_type,
-                predictor,  # type: ignore[arg-type]
+                predictor,
                 bilm_files(config),
                 archive_scores(archive_file, config),
                 learned_mixes(archive.model.named_parameters()),

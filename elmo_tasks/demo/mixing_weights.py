@@ -46,20 +46,20 @@ def representation_name(mix: int, mixes: int) -> str:
 def learned_mixes(parameters: Iterable[Tuple[str, torch.Tensor]]) -> List[LayerMix]:
     """Every scalar mix among a model's ``named_parameters()``, in name order; empty without ELMo.
 
-    Parameters, not the state dict: a model that keeps its ELMo embedder under a second name too
-    (``elmo_at_output``'s ``self._elmo``) lists it twice in its state dict, once here."""
+    Parameters, not the state dict: a module registered under two names (as the ELMo embedder was, as
+    ``_elmo``, in task models before ``ElmoAtOutput``) is listed twice in a state dict, once here."""
     raw: Dict[Tuple[str, int], Dict[int, float]] = defaultdict(dict)
     gammas: Dict[Tuple[str, int], float] = {}
     for key, value in parameters:
         found = _MIX_PARAMETER.match(key)
         if found is None:
             continue
-        mix = (found.group("owner"), int(found.group("mix")))
+        owner_and_mix = (found.group("owner"), int(found.group("mix")))
         number = float(value.detach().reshape(-1)[0])
         if found.group("layer") is None:
-            gammas[mix] = number
+            gammas[owner_and_mix] = number
         else:
-            raw[mix][int(found.group("layer"))] = number
+            raw[owner_and_mix][int(found.group("layer"))] = number
     mixes_per_owner: Dict[str, int] = defaultdict(int)
     for owner, _ in raw:
         mixes_per_owner[owner] += 1

@@ -44,7 +44,7 @@ TASKS: List[DemoTask] = [
     DemoTask(
         "ner",
         "Named entities (CoNLL-2003)",
-        "ner_tagger",
+        "ner",
         "entity spans, coloured by type",
         [FormField("sentence", "Sentence", "John Smith flew from Berlin to Paris to meet the head of Siemens .")],
     ),
@@ -81,7 +81,7 @@ TASKS: List[DemoTask] = [
     DemoTask(
         "squad",
         "Question answering (SQuAD 1.1)",
-        "squad_qa",
+        "squad",
         "the answer highlighted in the passage, with its probability",
         [
             FormField("question", "Question", "Who won the game?"),
@@ -96,7 +96,7 @@ TASKS: List[DemoTask] = [
     DemoTask(
         "snli",
         "Textual entailment (SNLI)",
-        "snli_pair",
+        "snli",
         "the probabilities of entailment, neutral and contradiction",
         [
             FormField("premise", "Premise", "A man plays a guitar on stage ."),
@@ -106,7 +106,7 @@ TASKS: List[DemoTask] = [
     DemoTask(
         "sst5",
         "Sentiment (SST-5)",
-        "sst_sentiment",
+        "sst5",
         "the probabilities of the five sentiment classes",
         [FormField("sentence", "Sentence", "A gorgeous , witty and moving film .")],
     ),

@@ -15,11 +15,8 @@ from elmo_tasks.modules.allennlp_compat import (
     restore_allennlp_elmo,
 )
 from elmo_tasks.modules.elmo import Elmo
-from elmo_tasks.modules.elmo_token_embedder import (
-    ElmoTokenEmbedder,
-    elmo_at_output,
-    find_elmo_embedder,
-)
+from elmo_tasks.modules.elmo_at_output import ElmoAtOutput
+from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder, find_elmo_embedder
 
 __all__ = [
     "ElmoTokenEmbedder",
@@ -27,7 +24,7 @@ __all__ = [
     "batch_to_ids",
     "AllenNlpElmoTokenEmbedder",
     "ENVIRONMENT_VARIABLE",
-    "elmo_at_output",
+    "ElmoAtOutput",
     "find_elmo_embedder",
     "replace_allennlp_elmo",
     "restore_allennlp_elmo",

@@ -18,7 +18,7 @@ Archives trained with AllenNLP's own ELMo load into ours (elmo_mixes.py maps the
 import contextlib
 import logging
 import os
-from typing import Any, Iterator, List, Optional, Union
+from typing import Any, Iterator, List, Optional, Tuple, Type, Union
 
 import torch
 from allennlp.common import Params
@@ -102,17 +102,23 @@ class AllenNlpElmoTokenEmbedder(ElmoTokenEmbedder):
 
 
 def _elmo_from_params(
-    cls: type, params: Params, constructor_to_call: Any = None, constructor_to_inspect: Any = None, **extras: Any
+    cls: Type[FromParams],
+    params: Params,
+    constructor_to_call: Any = None,
+    constructor_to_inspect: Any = None,
+    **extras: Any,
 ) -> Any:
     """``from_params`` of AllenNLP's ``Elmo`` while the drop-in is on: builds ours from the same
     arguments (subclasses of AllenNLP's ``Elmo`` are built as before)."""
     if cls is AllenNlpElmo:
         return Elmo.from_params(params, **extras)
-    return FromParams.from_params.__func__(cls, params, constructor_to_call, constructor_to_inspect, **extras)
+    # FromParams' own from_params as a plain function, to be called with cls (not bound to FromParams)
+    inherited = FromParams.from_params.__func__  # type: ignore[attr-defined]  # why: typed as a def; at run time a bound method, which has __func__
+    return inherited(cls, params, constructor_to_call, constructor_to_inspect, **extras)
 
 
 _ELMO_FROM_PARAMS = classmethod(_elmo_from_params)
-_replaced: List[object] = []  # AllenNLP's own registry entry while ours serves the name
+_replaced: List[Tuple[type, Optional[str]]] = []  # AllenNLP's own registry entry while ours serves the name
 
 
 def replace_allennlp_elmo() -> None:
@@ -124,11 +130,11 @@ def replace_allennlp_elmo() -> None:
             "allennlp.modules.elmo.Elmo defines its own from_params in this AllenNLP version; the "
             "elmo-tasks drop-in supports AllenNLP 2.10 (use 'fast_elmo' or elmo_tasks.modules.Elmo directly)"
         )
-    AllenNlpElmo.from_params = _ELMO_FROM_PARAMS
+    AllenNlpElmo.from_params = _ELMO_FROM_PARAMS  # type: ignore[method-assign,assignment]  # why: the drop-in swaps AllenNLP's classmethod at run time; restore_allennlp_elmo undoes it
     registry = Registrable._registry[TokenEmbedder]
     if registry.get(ALLENNLP_NAME, (None,))[0] is AllenNlpElmoTokenEmbedder:
         return
-    _replaced.append(registry.get(ALLENNLP_NAME))
+    _replaced.append(registry[ALLENNLP_NAME])  # registered when allennlp.modules.token_embedders is imported
     registry[ALLENNLP_NAME] = (AllenNlpElmoTokenEmbedder, None)
     logger.info("'%s' and AllenNLP's Elmo in configs are now served by elmo_tasks", ALLENNLP_NAME)
 

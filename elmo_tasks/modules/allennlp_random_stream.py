@@ -6,6 +6,15 @@ random stream, so every module a model builds after ELMo (its encoder, its outpu
 initial weights that depend on them. To give an unchanged AllenNLP config the same numbers,
 the drop-in builds our biLM without touching the stream (``torch.random.fork_rng``) and then
 makes the same draws, by building AllenNLP's own modules of the same sizes and discarding them.
+
+No AllenNLP interface says what its constructor draws: which modules ``_ElmoBiLm`` builds, in
+which order, is an implementation detail of AllenNLP 2.10.1 (its last release), mirrored here.
+The assumption is pinned by tests that fail on an AllenNLP whose draws differ, rather than let
+seeded runs change their numbers quietly: ``tests/modules/test_allennlp_random_stream.py`` seeds
+the stream, builds AllenNLP's installed ``Elmo`` and compares its next draws with those after
+:func:`draw_like_allennlp_elmo`, and checks the installed version;
+``tests/modules/test_elmo_module.py`` and ``tests/modules/test_allennlp_dropin.py`` compare the
+draws of our ``Elmo`` and of the drop-in embedder with AllenNLP's.
 """
 
 import torch

@@ -11,7 +11,7 @@ the exact per-sentence layer cache can be used).
 """
 
 import logging
-from typing import Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
 import torch
 from allennlp.common import FromParams
@@ -93,14 +93,15 @@ class Elmo(ElmoMixes, FromParams):
         )
 
     def get_output_dim(self) -> int:
-        return self.bilm.get_output_dim() if hasattr(self.bilm, "get_output_dim") else self.bilm.output_dim
+        bilm: Any = self.bilm  # ours has output_dim; a custom module may have AllenNLP's get_output_dim()
+        return bilm.get_output_dim() if hasattr(bilm, "get_output_dim") else bilm.output_dim
 
     @property
     def _elmo_lstm(self) -> Union["AllenNlpBiLmView", torch.nn.Module]:
         """Where AllenNLP's ``Elmo`` keeps its biLM: a view of ours (a custom ``module`` is returned as is)."""
         return AllenNlpBiLmView(self) if isinstance(self.bilm, BiLM) else self.bilm
 
-    def forward(  # type: ignore[override]
+    def forward(
         self, inputs: torch.Tensor, word_inputs: Optional[torch.Tensor] = None
     ) -> Dict[str, Union[torch.Tensor, List[torch.Tensor]]]:
         """``inputs``: character ids ``(batch, tokens, 50)`` or with more leading dimensions.

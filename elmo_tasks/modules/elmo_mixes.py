@@ -18,7 +18,7 @@ padded positions of the output are zero.
 """
 
 import logging
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 from allennlp.common.checks import ConfigurationError
@@ -63,9 +63,13 @@ class ElmoMixes(torch.nn.Module):
     Subclasses call ``_setup_elmo`` in ``__init__`` and ``_representations`` in ``forward``.
     """
 
+    # Ours, or a custom module with AllenNLP's ``_ElmoBiLm`` interface (``Elmo(module=...)``), whose
+    # attributes (``num_layers``, ``get_output_dim()``, its output dict) are known only by duck typing.
+    bilm: Union[BiLM, Any]
+
     def _setup_elmo(
         self,
-        bilm: torch.nn.Module,
+        bilm: Union[BiLM, Any],
         num_output_representations: int,
         requires_grad: bool,
         do_layer_norm: bool,
@@ -77,7 +81,7 @@ class ElmoMixes(torch.nn.Module):
         cache_size_mb: float,
     ) -> None:
         if num_output_representations < 1:
-            raise ValueError("num_output_representations must be at least 1")
+            raise ConfigurationError("num_output_representations must be at least 1")
         if layer_norm_style not in LAYER_NORM_STYLES:
             raise ConfigurationError(f"layer_norm_style must be one of {LAYER_NORM_STYLES}, got '{layer_norm_style}'")
         self.bilm = bilm
@@ -88,8 +92,9 @@ class ElmoMixes(torch.nn.Module):
                 parameter.requires_grad_(requires_grad)
         num_layers = bilm.num_layers
         if scalar_mix_parameters is not None and len(scalar_mix_parameters) != num_layers:
-            raise ValueError(
-                f"the biLM has {num_layers} layers but {len(scalar_mix_parameters)} mixing weights were given"
+            raise ConfigurationError(
+                f"scalar_mix_parameters: the biLM has {num_layers} layers but {len(scalar_mix_parameters)} mixing "
+                "weights were given; give one per layer"
             )
         for k in range(num_output_representations):
             mix = ScalarMix(
@@ -175,9 +180,11 @@ class ElmoMixes(torch.nn.Module):
     def _cached_layers(self, char_ids: torch.Tensor) -> Tuple[List[torch.Tensor], torch.Tensor]:
         """The layers from the per-sentence cache; only sentences not seen before run the biLM,
         and rows holding the same sentence (e.g. one per SRL predicate) share one pass."""
+        cache = self.cache
+        assert cache is not None  # _layers_with_boundaries comes here only with a cache
         lengths = (char_ids > 0).any(dim=-1).sum(dim=1).tolist()
-        keys = self.cache.keys(char_ids, lengths)
-        found = [self.cache.get(key) for key in keys]
+        keys = cache.keys(char_ids, lengths)
+        found = [cache.get(key) for key in keys]
         missing: Dict[bytes, List[int]] = {}
         for row, value in enumerate(found):
             if value is None:
@@ -194,10 +201,11 @@ class ElmoMixes(torch.nn.Module):
                 value = stacked[:, slot, : lengths[rows[0]] + 2]
                 for row in rows:
                     found[row] = value
-                self.cache.put(key, value.clone())
+                cache.put(key, value.clone())
         batch, tokens = char_ids.shape[:2]
         out = torch.zeros((self.bilm.num_layers, batch, tokens + 2, self.bilm.output_dim), device=char_ids.device)
         for row, value in enumerate(found):
+            assert value is not None  # from the cache, or run above
             out[:, row, : lengths[row] + 2] = value
         full_mask = torch.arange(tokens + 2, device=char_ids.device).unsqueeze(0) < (
             torch.tensor(lengths, device=char_ids.device) + 2
@@ -280,7 +288,7 @@ class ElmoMixes(torch.nn.Module):
             state_dict[new] = state_dict.pop(old)
         logger.info("read an AllenNLP ELMo state dict at '%s' (%d biLM tensors converted)", prefix or "<root>", count)
 
-    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def _load_from_state_dict(self, state_dict: Dict[str, Any], prefix: str, *args: Any, **kwargs: Any) -> None:
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
         if self.word_cache is not None:  # new weights: the cached word vectors are stale
             self.word_cache.invalidate()

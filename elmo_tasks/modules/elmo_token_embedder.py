@@ -2,10 +2,9 @@
 
 ``ELMo_k = gamma * sum_j softmax(w)_j * h_k,j`` (optionally layer-normalising each layer
 first), followed by dropout and an optional linear projection. Several mixes
-(``num_output_representations``) share ONE biLM pass; the first is returned by ``forward``. A
-model that wants ELMo at its output as well gets the others with :func:`elmo_at_output` (once,
-in ``__init__``) and :meth:`ElmoTokenEmbedder.take_representations` (right after each
-embedding call).
+(``num_output_representations``) share ONE biLM pass: :meth:`ElmoTokenEmbedder.representations`
+returns them all, ``forward`` the first. A model that wants ELMo at its output as well gets both
+mixes of one pass from :class:`elmo_tasks.modules.elmo_at_output.ElmoAtOutput`.
 """
 
 import logging
@@ -71,6 +70,8 @@ class ElmoTokenEmbedder(TokenEmbedder, ElmoMixes):
         there, and read back from an archive, see :mod:`elmo_tasks.bilm.archived`.
     """
 
+    bilm: BiLM  # always ours (built from options_file/weight_file)
+
     def __init__(
         self,
         options_file: str = SMALL_OPTIONS_REFERENCE,
@@ -91,7 +92,7 @@ class ElmoTokenEmbedder(TokenEmbedder, ElmoMixes):
     ) -> None:
         super().__init__()
         if scalar_mix_parameters is not None and fixed_layer_weights is not None:
-            raise ValueError("give scalar_mix_parameters or fixed_layer_weights, not both")
+            raise ConfigurationError("give scalar_mix_parameters or fixed_layer_weights, not both")
         self._serialization_dir = serialization_dir
         bilm = self._build_bilm(options_file, weight_file, stateful)
         if fixed_layer_weights is not None:
@@ -109,7 +110,6 @@ class ElmoTokenEmbedder(TokenEmbedder, ElmoMixes):
             cache_size_mb=cache_size_mb,
         )
         self.projection = torch.nn.Linear(bilm.output_dim, projection_dim) if projection_dim else None
-        self._last_pass: Optional[List[torch.Tensor]] = None
 
     def _build_bilm(self, options_file: str, weight_file: Optional[str], stateful: bool) -> BiLM:
         return load_elmo_bilm(options_file, weight_file, stateful, self._serialization_dir)
@@ -117,39 +117,45 @@ class ElmoTokenEmbedder(TokenEmbedder, ElmoMixes):
     def get_output_dim(self) -> int:
         return self.projection.out_features if self.projection is not None else self.bilm.output_dim
 
-    def forward(self, elmo_tokens: torch.Tensor, word_inputs: Optional[torch.Tensor] = None) -> torch.Tensor:  # type: ignore[override]
-        """``elmo_tokens``: ``(batch, tokens, 50)`` character ids from the ``elmo_characters`` indexer,
-        or ``(batch, texts, tokens, 50)`` for a list of texts per instance.
-
-        ``word_inputs`` (AllenNLP's word ids for ``vocab_to_cache``) is accepted and not needed:
-        the cached words are found from their characters.
-        """
+    def representations(self, elmo_tokens: torch.Tensor) -> List[torch.Tensor]:
+        """Every output representation (``num_output_representations`` mixes, after dropout and any
+        projection) of one biLM pass over ``elmo_tokens``, each ``(..., tokens, dim)``."""
         representations, _ = self._representations(elmo_tokens)
         if self.projection is not None:
             representations = [self.projection(r) for r in representations]
-        self._last_pass = representations
-        return representations[0]
-
-    def take_representations(self) -> List[torch.Tensor]:
-        """Every output representation of the most recent ``forward`` call, handed over once.
-
-        Call it right after embedding a text field (e.g. ``text_field_embedder(premise)``): the
-        list holds ``num_output_representations`` tensors of the same pass, ``[0]`` being what
-        ``forward`` returned. A second call without a new pass raises, so a model can never read
-        the representations of another sentence by mistake.
-        """
-        if self._last_pass is None:
-            raise RuntimeError(
-                "take_representations() needs a new ELMo pass: call it right after embedding a text "
-                "field, once per embedding call"
-            )
-        representations, self._last_pass = self._last_pass, None
         return representations
+
+    def forward(
+        self,
+        elmo_tokens: torch.Tensor,
+        word_inputs: Optional[torch.Tensor] = None,
+        elmo_representations: Optional[List[torch.Tensor]] = None,
+    ) -> torch.Tensor:
+        """The first representation: ``(batch, tokens, dim)`` for ``elmo_tokens`` of shape ``(batch, tokens,
+        50)``, the character ids of the ``elmo_characters`` indexer (or ``(batch, texts, tokens, 50)`` for a
+        list of texts per instance).
+
+        ``elmo_representations``: :meth:`representations` of these very ``elmo_tokens``, computed by the
+        caller (``ElmoAtOutput.embed``, which needs the other mixes of the same pass too); given, the biLM
+        does not run again. ``word_inputs`` (AllenNLP's word ids for ``vocab_to_cache``) is accepted and
+        not needed: the cached words are found from their characters.
+        """
+        if elmo_representations is None:
+            return self.representations(elmo_tokens)[0]
+        given, expected = tuple(elmo_representations[0].shape[:-1]), tuple(elmo_tokens.shape[:-1])
+        if len(elmo_representations) != self.num_output_representations or given != expected:
+            raise ValueError(
+                f"elmo_representations must be this embedder's {self.num_output_representations} representations "
+                f"of these elmo_tokens, shaped {expected} + (dim,); got {len(elmo_representations)} shaped {given}"
+            )
+        return elmo_representations[0]
 
 
 def _log_weights(weights: List[float], num_layers: int) -> List[float]:
     if len(weights) != num_layers or any(w < 0 for w in weights) or sum(weights) <= 0:
-        raise ValueError(f"fixed_layer_weights needs {num_layers} non-negative weights, not all zero; got {weights}")
+        raise ConfigurationError(
+            f"fixed_layer_weights needs {num_layers} non-negative weights, not all zero; got {weights}"
+        )
     total = sum(weights)
     return [math.log(w / total) if w > 0 else -1e4 for w in weights]
 
@@ -160,24 +166,3 @@ def find_elmo_embedder(module: torch.nn.Module) -> Optional[ElmoTokenEmbedder]:
         if isinstance(child, ElmoTokenEmbedder):
             return child
     return None
-
-
-def elmo_at_output(text_field_embedder: torch.nn.Module, model_name: str) -> ElmoTokenEmbedder:
-    """The ``fast_elmo`` embedder whose second mix a model adds at its output (Peters et al.
-    2018, section 3.3: ELMo at the input and at the output of the task RNN).
-
-    Checked here, once, for every model: the embedder must exist and have
-    ``num_output_representations >= 2`` (mix 0 for the input, mix 1 for the output). After each
-    ``text_field_embedder(...)`` call the model reads ``take_representations()[1]``.
-    """
-    elmo = find_elmo_embedder(text_field_embedder)
-    found = (
-        "no 'fast_elmo' embedder" if elmo is None else f"num_output_representations={elmo.num_output_representations}"
-    )
-    if elmo is None or elmo.num_output_representations < 2:
-        raise ConfigurationError(
-            f"{model_name}: elmo_at_output=true needs a 'fast_elmo' token embedder in text_field_embedder "
-            f"with num_output_representations >= 2 (one mix for the input, one for the output); found "
-            f"{found}. Set num_output_representations: 2, or elmo_at_output: false."
-        )
-    return elmo

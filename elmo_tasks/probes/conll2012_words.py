@@ -4,9 +4,10 @@ Columns (0-based): 3 word, 4 part-of-speech tag, 6 lemma (filled for the words t
 predicate frameset or a word sense, ``-`` elsewhere), 8 OntoNotes word sense (``-`` when none).
 """
 
-import gzip
 from dataclasses import dataclass
 from typing import Iterator, List, Optional
+
+from elmo_tasks.tasks.data_files import DataFileError, read_lines
 
 WORD, POS, LEMMA, SENSE = 3, 4, 6, 8
 
@@ -19,30 +20,28 @@ class AnnotatedSentence:
     senses: List[Optional[str]]
 
 
-class Conll2012FormatError(ValueError):
-    """A line that is not in the ``*_gold_conll`` layout (names the file and line)."""
+#: The name of this reader's data errors before every data file had one error class (kept for code that catches it).
+Conll2012FormatError = DataFileError
 
 
 def read_sentences(path: str) -> Iterator[AnnotatedSentence]:
     """Every sentence of a ``*_gold_conll`` file (plain or ``.gz``), in file order."""
-    opener = gzip.open if path.endswith(".gz") else open
     rows: List[List[str]] = []
-    with opener(path, "rt", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.startswith("#"):
-                continue
-            columns = line.split()
-            if not columns:
-                if rows:
-                    yield _sentence(rows)
-                    rows = []
-                continue
-            if len(columns) < 12:
-                raise Conll2012FormatError(
-                    f"{path}, line {number}: {len(columns)} columns, a *_gold_conll line has at least 12 "
-                    "(document, part, index, word, POS, parse, lemma, frameset, sense, speaker, NE, ..., coref)"
-                )
-            rows.append(columns)
+    for number, line in enumerate(read_lines(path), start=1):
+        if line.startswith("#"):
+            continue
+        columns = line.split()
+        if not columns:
+            if rows:
+                yield _sentence(rows)
+                rows = []
+            continue
+        if len(columns) < 12:
+            raise DataFileError(
+                f"{path}, line {number}: {len(columns)} columns, a *_gold_conll line has at least 12 "
+                "(document, part, index, word, POS, parse, lemma, frameset, sense, speaker, NE, ..., coref)"
+            )
+        rows.append(columns)
     if rows:
         yield _sentence(rows)
 

@@ -11,7 +11,7 @@ from elmo_tasks.bilm import load_bilm
 from elmo_tasks.probes.conll2012_words import AnnotatedSentence, read_sentences
 from elmo_tasks.probes.features import layer_features
 from elmo_tasks.probes.pos import LinearPosTagger, accuracy, train_pos_tagger
-from elmo_tasks.probes.wsd import f1, most_frequent_sense, nearest_sense, sense_centroids, sense_key
+from elmo_tasks.probes.wsd import f1, most_frequent_sense, nearest_sense, seen_in_training, sense_centroids, sense_key
 
 
 def load_split(path: str, max_sentences: Optional[int] = None) -> List[AnnotatedSentence]:
@@ -57,19 +57,30 @@ def probe_bilm(
 
     train_rows, train_keys, train_senses = sense_rows(train)
     test_rows, test_keys, test_senses = sense_rows(test)
-    results: Dict = {"pos": {}, "wsd": {}, "taggers": {}}
+    seen = seen_in_training(train_keys, test_keys)
+    seen_senses = [sense for sense, known in zip(test_senses, seen) if known]
+
+    def on_seen(predictions: List[str]) -> float:
+        return 100 * f1([p for p, known in zip(predictions, seen) if known], seen_senses)
+
+    results: Dict = {"pos": {}, "wsd": {}, "wsd_seen": {}, "taggers": {}}
     for layer, (train_x, test_x) in enumerate(zip(train_layers, test_layers)):
         tagger = train_pos_tagger(train_x, train_pos, layer, seed=seed)
         results["taggers"][layer] = tagger
         results["pos"][layer] = 100 * accuracy(tagger.predict(test_x), test_pos)
         centroids = sense_centroids(train_x[train_rows], train_keys, train_senses)
-        results["wsd"][layer] = 100 * f1(nearest_sense(centroids, test_x[test_rows], test_keys), test_senses)
-    results["wsd_mfs"] = 100 * f1(most_frequent_sense(train_keys, train_senses, test_keys), test_senses)
+        predictions = nearest_sense(centroids, test_x[test_rows], test_keys)
+        results["wsd"][layer] = 100 * f1(predictions, test_senses)
+        results["wsd_seen"][layer] = on_seen(predictions)
+    baseline = most_frequent_sense(train_keys, train_senses, test_keys)
+    results["wsd_mfs"] = 100 * f1(baseline, test_senses)
+    results["wsd_mfs_seen"] = on_seen(baseline)
     results["counts"] = {
         "train_tokens": len(train_pos),
         "test_tokens": len(test_pos),
         "train_sense_words": len(train_senses),
         "test_sense_words": len(test_senses),
+        "test_sense_words_seen": len(seen_senses),
     }
     results["seconds"] = time.time() - started
     return results
@@ -84,11 +95,16 @@ def markdown_table(rows: Dict[str, Dict]) -> str:
     """``rows``: biLM name -> probe_bilm results."""
     lines = [
         "| biLM | POS acc. layer 0 | layer 1 | layer 2 | WSD F1 layer 0 | layer 1 | layer 2 | WSD "
-        "most frequent sense |",
-        "|---|---|---|---|---|---|---|---|",
+        "most frequent sense | WSD F1, lemmas seen in training: layer 0 | layer 1 | layer 2 | most frequent sense |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+
+    def cells(values: Dict) -> str:
+        return " | ".join(f"{values[k]:.1f}" for k in sorted(values))
+
     for name, result in rows.items():
-        pos = " | ".join(f"{result['pos'][k]:.1f}" for k in sorted(result["pos"]))
-        wsd = " | ".join(f"{result['wsd'][k]:.1f}" for k in sorted(result["wsd"]))
-        lines.append(f"| {name} | {pos} | {wsd} | {result['wsd_mfs']:.1f} |")
+        lines.append(
+            f"| {name} | {cells(result['pos'])} | {cells(result['wsd'])} | {result['wsd_mfs']:.1f} "
+            f"| {cells(result['wsd_seen'])} | {result['wsd_mfs_seen']:.1f} |"
+        )
     return "\n".join(lines)

@@ -7,6 +7,10 @@ so the key is ``(lemma, noun|verb|other)``. A test word whose key was never seen
 falls back to sense ``"1"`` (we have no WordNet first sense here); the most-frequent-sense
 baseline uses the same fallback. Every test word gets a prediction, so precision, recall and
 F1 are all equal to accuracy.
+
+The paper's fallback (WordNet's first sense) decides every test word whose lemma training never
+saw, so the scores are also reported on the words whose key training saw (``seen_in_training``):
+there, and only there, the layer's vectors choose the sense.
 """
 
 from collections import Counter, defaultdict
@@ -58,6 +62,12 @@ def most_frequent_sense(train_keys: Sequence[Key], train_senses: Sequence[str], 
     # ties go to the smaller sense name, so the baseline does not depend on reading order
     best: Dict[Key, Optional[str]] = {k: min(c, key=lambda s: (-c[s], s)) for k, c in counts.items()}
     return [best.get(key) or FALLBACK_SENSE for key in test_keys]
+
+
+def seen_in_training(train_keys: Sequence[Key], test_keys: Sequence[Key]) -> np.ndarray:
+    """Boolean mask of the test words whose (lemma, POS group) occurs among the training words."""
+    known = set(train_keys)
+    return np.array([key in known for key in test_keys], dtype=bool)
 
 
 def f1(predicted: Sequence[str], gold: Sequence[str]) -> float:

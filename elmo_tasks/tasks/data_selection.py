@@ -15,12 +15,19 @@ Each reader picks the keys (SNLI: the premise; coreference: the document id; SRL
 the words, see each reader). The rule uses crc32 rather than ``hash()`` so that the same items are
 chosen on every run, machine and Python version: trained runs and their results depend on it.
 A file name must not contain ``#``: everything after the first ``#`` is read as suffixes.
+
+Every reader reads its suffixes with :func:`split_path`, giving its dataset's name for the
+messages. A suffix that cannot be read is a :class:`DataPathError`, a ``ConfigurationError``: the
+data path is part of the config (``train_data_path``) or of the command line, and that is what
+to change.
 """
 
 import math
 import zlib
 from dataclasses import dataclass
 from typing import Optional, Tuple
+
+from allennlp.common.checks import ConfigurationError
 
 SPLITS = ("train", "holdout")
 SAMPLE_PREFIX = "sample="
@@ -31,8 +38,11 @@ ACCEPTED = (
 )
 
 
-class DataPathError(ValueError):
-    """A data path whose suffixes cannot be read; the message names the path and the suffix."""
+class DataPathError(ConfigurationError, ValueError):
+    """A data path whose suffixes cannot be read; the message names the path and the suffix.
+
+    A ``ConfigurationError`` (a config or command-line mistake); also a ``ValueError``, which it
+    was before, so callers that catch that keep working."""
 
 
 def crc32(key: str) -> int:

@@ -15,6 +15,7 @@ inputs never go through the model at once.
 
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TypeVar
 
+from allennlp.common.checks import ConfigurationError
 from allennlp.data import Instance
 from allennlp.models import Model
 
@@ -79,9 +80,9 @@ def check_sentence_tokens(
 
 
 def positive_limit(value: int, argument: str, owner: str) -> int:
-    """``value`` if it is a positive integer; a clear error for a bad ``--predictor-args`` value."""
+    """``value`` if it is a positive integer; a ConfigurationError for a bad ``--predictor-args`` value."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{owner}: {argument} must be a positive integer, got {value!r}")
+        raise ConfigurationError(f"{owner}: {argument} must be a positive integer, got {value!r}")
     return value
 
 

@@ -13,6 +13,7 @@ from elmo_tasks.cli_options import add_option, option_dest
 OUR_COMMANDS = [
     "bilm-perplexity",
     "bilm-probe",
+    "build-word-vectors",
     "coref-conll",
     "coref-score",
     "elmo-embed",

@@ -51,7 +51,7 @@ def test_an_archive_of_another_task_names_its_task_and_the_command_to_use(
     line = _fails(capsys, command, archive, *inputs, str(tmp_path / output))
     holds = {
         "ner_baseline": "holds `elmo_crf_tagger`, a NER model: use `allennlp evaluate` or `allennlp predict "
-        f"{archive} INPUT --predictor ner_tagger`",
+        f"{archive} INPUT --predictor ner`",
         "srl_baseline": "holds `srl_elmo`, an SRL model: use `allennlp srl-props`",
         "coref_baseline": "holds `coref_elmo`, a coreference model: use `allennlp coref-conll`",
     }[experiment]
@@ -131,6 +131,6 @@ def test_squad_predict_names_a_missing_or_malformed_dataset(archives, tmp_path, 
     (tmp_path / "dev.json").write_text("not json\n", encoding="utf-8")
     line = _fails(capsys, "squad-predict", archive, str(tmp_path / "dev.json"), str(tmp_path / "out.json"))
     assert line == (
-        f"squad-predict: error: {tmp_path / 'dev.json'}: not valid JSON (Expecting value, line 1); "
+        f"squad-predict: error: {tmp_path / 'dev.json'}, line 1: not valid JSON (Expecting value, column 1); "
         'expected a SQuAD v1.1 file {"version", "data": [articles]}'
     )

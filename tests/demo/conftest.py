@@ -23,6 +23,8 @@ from elmo_tasks.demo.bilm_neighbours import BilmNeighbours, load_neighbours, spa
 from elmo_tasks.demo.loaded_models import LoadedModel, load_models
 from elmo_tasks.demo.server import DemoServer
 from tests.conftest import OPTIONS_FILE, WEIGHT_FILE, run_allennlp, untrained_archive
+from tests.tasks.snli.test_snli_model import TINY_SNLI
+from tests.tasks.sst.test_sst_model import TINY_SST
 
 # task -> (experiment, overrides): one epoch on a few fixture examples, tiny widths.
 TINY_RUNS = {
@@ -39,29 +41,9 @@ TINY_RUNS = {
     "srl": ("srl_elmo", {"model.encoder.hidden_size": 8, "dataset_reader.max_instances": 16}),
     "coref": ("coref_elmo", {"dataset_reader.max_instances": 2, "validation_dataset_reader.max_instances": 1}),
     "squad": ("squad_elmo", {"dataset_reader.max_instances": 8, "validation_dataset_reader.max_instances": 4}),
-    "snli": (
-        "snli_elmo",
-        {
-            "model.text_field_embedder.token_embedders.tokens.embedding_dim": 8,
-            "model.encoder.hidden_size": 8,
-            "model.projection_feedforward.hidden_dims": 8,
-            "model.inference_encoder.hidden_size": 8,
-            "model.output_feedforward.hidden_dims": 8,
-            "dataset_reader.max_instances": 24,
-        },
-    ),
-    "sst5": (
-        "sst5_elmo",
-        {
-            "model.text_field_embedder.token_embedders.tokens.embedding_dim": 8,
-            "model.pre_encode_feedforward.hidden_dims": [8],
-            "model.encoder.hidden_size": 8,
-            "model.integrator.hidden_size": 8,
-            "model.feedforward.hidden_dims": [8],
-            "dataset_reader.max_instances": 32,
-            "validation_dataset_reader.max_instances": 16,
-        },
-    ),
+    # the model tests' shrunk sizes (their epochs are overridden below)
+    "snli": ("snli_elmo", TINY_SNLI),
+    "sst5": ("sst5_elmo", TINY_SST),
 }
 TASK_NAMES = list(TINY_RUNS)
 BASELINE = "sst5_baseline"

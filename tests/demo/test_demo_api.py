@@ -44,7 +44,7 @@ BAD_INPUTS = [
     ("ner", b'{"sentence": "x"', 400, "the request body is not JSON"),
     ("ner", b'{"sentence": "\xff"}', 400, "the request body is not UTF-8 (byte 15)"),
     ("ner", b"[" * 100_000, 400, "nested too deeply"),
-    ("ner", {"sentence": "a " * 10_001}, 413, "10,001 tokens in the sentence, more than the ner_tagger predictor's"),
+    ("ner", {"sentence": "a " * 10_001}, 413, "10,001 tokens in the sentence, more than the ner predictor's"),
     ("snli", {"premise": "x", "hypothesis": "y " * 5_001}, 413, "tokens in the hypothesis, more than"),
     ("ner", {"sentence": "a" * 1_000_001}, 413, "more than the demo's limit of 1,000,000"),
     ("parser", {"sentence": "x"}, 404, "no model named 'parser'; this demo serves ner, srl"),

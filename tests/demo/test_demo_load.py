@@ -24,7 +24,7 @@ BAD = [
     ("ner", {"sentenc": "typo"}, 422, '"sentence"'),
     ("snli", {"premise": "only one"}, 422, '"hypothesis"'),
     ("sst5", b"not json", 400, "not JSON"),
-    ("ner", {"sentence": "w " * 10_001}, 413, "more than the ner_tagger predictor's limit"),
+    ("ner", {"sentence": "w " * 10_001}, 413, "more than the ner predictor's limit"),
     ("unknown", {"sentence": "x"}, 404, "no model named 'unknown'"),
 ]
 

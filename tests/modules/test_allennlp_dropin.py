@@ -28,9 +28,9 @@ from elmo_tasks.bilm import batch_to_ids
 from elmo_tasks.modules import (
     AllenNlpElmoTokenEmbedder,
     Elmo,
+    ElmoAtOutput,
     ElmoTokenEmbedder,
     allennlp_elmo_replaced,
-    elmo_at_output,
     restore_allennlp_elmo,
 )
 from elmo_tasks.modules.allennlp_compat import (
@@ -193,7 +193,7 @@ def test_elmo_at_output_works_through_the_replaced_name():
         text_embedder = TextFieldEmbedder.from_params(
             Params({"token_embedders": {"elmo": _params(num_output_representations=2).as_dict()}})
         )
-    assert elmo_at_output(text_embedder, "model").num_output_representations == 2
+    assert ElmoAtOutput(text_embedder, "model").elmo.num_output_representations == 2
 
 
 # ---- the NER config shaped like allennlp-models' ner_elmo.jsonnet, trained both ways ----------

@@ -9,7 +9,8 @@ from allennlp.nn import RegularizerApplicator
 
 from elmo_tasks.bilm import batch_to_ids, load_bilm
 from elmo_tasks.config_defaults import MIXING_WEIGHTS_REGEX
-from elmo_tasks.modules import ElmoTokenEmbedder, elmo_at_output, find_elmo_embedder
+from elmo_tasks.modules import ElmoAtOutput, ElmoTokenEmbedder, find_elmo_embedder
+from elmo_tasks.modules.elmo_at_output import accept_state_dicts_with_elmo_twice
 from tests.conftest import OPTIONS_FILE, WEIGHT_FILE
 
 SENTENCES = [["The", "cat", "sat", "."], ["Dogs", "bark", "loudly", "at", "night", "."]]
@@ -44,51 +45,97 @@ def test_fixed_layer_weights_top_only_and_average():
     assert not any(p.requires_grad for p in top.parameters())
     average = _embedder(fixed_layer_weights=[1, 1, 1])
     assert torch.allclose(average(batch_to_ids(SENTENCES)), sum(layers) / 3, atol=1e-6)
-    with pytest.raises(ValueError, match="needs 3 non-negative weights"):
+    with pytest.raises(ConfigurationError, match="needs 3 non-negative weights"):
         _embedder(fixed_layer_weights=[1, 1])
 
 
+def _text_embedder(*elmo_mixes: int, tokens: bool = False) -> TextFieldEmbedder:
+    """A basic text field embedder with one fast_elmo embedder per entry of ``elmo_mixes`` (its
+    num_output_representations), named elmo, elmo2, ..., and 4-d word vectors if ``tokens``."""
+    embedders = {
+        "elmo" if k == 0 else f"elmo{k + 1}": {
+            "type": "fast_elmo",
+            "options_file": OPTIONS_FILE,
+            "weight_file": WEIGHT_FILE,
+            "dropout": 0.0,
+            "num_output_representations": mixes,
+        }
+        for k, mixes in enumerate(elmo_mixes)
+    }
+    if tokens:
+        embedders["tokens"] = {"type": "embedding", "embedding_dim": 4, "num_embeddings": 10}
+    return TextFieldEmbedder.from_params(Params({"token_embedders": embedders}))
+
+
 def test_several_representations_are_independent_mixes_of_one_pass():
-    embedder = _embedder(num_output_representations=2)
+    embedder = _embedder(num_output_representations=2, cache_size_mb=0)  # no cache: every call runs the biLM
     with torch.no_grad():
         embedder.scalar_mix_1.scalar_parameters[2].fill_(5.0)
     calls = []
     embedder.bilm.register_forward_hook(lambda *args: calls.append(1))
-    first = embedder(batch_to_ids(SENTENCES))
-    representations = embedder.take_representations()
+    representations = embedder.representations(batch_to_ids(SENTENCES))
     assert len(calls) == 1 and len(representations) == 2
-    assert torch.equal(first, representations[0])
     assert not torch.allclose(representations[0], representations[1])
-    with pytest.raises(RuntimeError, match="needs a new ELMo pass"):
-        embedder.take_representations()  # handed over once: a stale read is an error
-    # reachable from a model through its TextFieldEmbedder, checked in one place
-    text_embedder = TextFieldEmbedder.from_params(
-        Params(
-            {
-                "token_embedders": {
-                    "elmo": {
-                        "type": "fast_elmo",
-                        "options_file": OPTIONS_FILE,
-                        "weight_file": WEIGHT_FILE,
-                        "num_output_representations": 2,
-                    }
-                }
-            }
-        )
-    )
-    assert isinstance(find_elmo_embedder(text_embedder), ElmoTokenEmbedder)
-    assert elmo_at_output(text_embedder, "my_model") is find_elmo_embedder(text_embedder)
-    one_mix = TextFieldEmbedder.from_params(
-        Params(
-            {
-                "token_embedders": {
-                    "elmo": {"type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE}
-                }
-            }
-        )
-    )
-    with pytest.raises(ConfigurationError, match="my_model: elmo_at_output=true .* found num_output_representations=1"):
-        elmo_at_output(one_mix, "my_model")
+    # forward is representation 0, computed again, or taken from representations of the same text
+    assert torch.equal(embedder(batch_to_ids(SENTENCES)), representations[0]) and len(calls) == 2
+    assert embedder(batch_to_ids(SENTENCES), elmo_representations=representations) is representations[0]
+    assert len(calls) == 2
+    with pytest.raises(ValueError, match=r"representations of these elmo_tokens, shaped \(1, 4\)"):
+        embedder(batch_to_ids(SENTENCES[:1]), elmo_representations=representations)  # another text's
+
+
+def test_elmo_at_output_embeds_as_the_text_field_embedder_and_adds_the_output_mix():
+    text_embedder = _text_embedder(2, tokens=True)
+    elmo = find_elmo_embedder(text_embedder)
+    with torch.no_grad():
+        elmo.scalar_mix_1.scalar_parameters[0].fill_(5.0)
+    text = {
+        "elmo": {"elmo_tokens": batch_to_ids(SENTENCES)},
+        "tokens": {"tokens": torch.tensor([[1, 2, 3, 4, 0, 0], [5, 6, 7, 8, 9, 1]])},
+    }
+    calls = []
+    elmo.bilm.register_forward_hook(lambda *args: calls.append(1))
+    elmo_at_output = ElmoAtOutput(text_embedder, "my_model")
+    assert elmo_at_output.elmo is elmo and elmo_at_output.indexer_name == "elmo"
+    assert elmo_at_output.get_output_dim() == 32
+    embedded, output_mix = elmo_at_output.embed(text)
+    assert len(calls) == 1  # one biLM pass for both
+    assert torch.equal(embedded, text_embedder(text))  # [ELMo mix 0; word vectors], as without it
+    assert torch.equal(output_mix, elmo.representations(text["elmo"]["elmo_tokens"])[1])
+    assert not torch.allclose(output_mix, embedded[..., :32])
+    assert ElmoAtOutput.for_model(False, text_embedder, "my_model") is None
+    assert ElmoAtOutput.for_model(elmo_at_output, text_embedder, "my_model") is elmo_at_output
+
+
+@pytest.mark.parametrize(
+    "mixes, found",
+    [((), "no 'fast_elmo' embedder"), ((1,), "num_output_representations=1"), ((2, 2), "2 of them \\(elmo, elmo2\\)")],
+)
+def test_elmo_at_output_says_what_to_change(mixes, found):
+    text_embedder = _text_embedder(*mixes, tokens=True)
+    with pytest.raises(ConfigurationError, match=f"my_model: elmo_at_output=true .* found {found}. Set num_output"):
+        ElmoAtOutput(text_embedder, "my_model")
+
+
+def test_elmo_at_output_needs_a_basic_text_field_embedder():
+    with pytest.raises(ConfigurationError, match="needs a 'basic' text_field_embedder"):
+        ElmoAtOutput(_embedder(num_output_representations=2), "my_model")
+
+
+def test_state_dicts_with_elmo_twice_load_without_the_second_copy():
+    model = torch.nn.Module()
+    model.text_field_embedder = _text_embedder(2)
+    accept_state_dicts_with_elmo_twice(model)
+    state = model.state_dict()
+    inner = "text_field_embedder.token_embedder_elmo."
+    twice = {**state, **{"_elmo." + key[len(inner) :]: value for key, value in state.items()}}
+    assert len(twice) == 2 * len(state)
+    loaded = model.load_state_dict(twice, strict=True)
+    assert loaded.missing_keys == [] and loaded.unexpected_keys == []
+    with pytest.raises(RuntimeError, match="Unexpected key"):
+        plain = torch.nn.Module()
+        plain.text_field_embedder = _text_embedder(2)
+        plain.load_state_dict(twice)
 
 
 def test_layer_norm_changes_the_mix_and_keeps_padding_finite():

@@ -5,7 +5,15 @@ import pytest
 
 from elmo_tasks.probes.conll2012_words import Conll2012FormatError, read_sentences
 from elmo_tasks.probes.pos import LinearPosTagger, accuracy, train_pos_tagger
-from elmo_tasks.probes.wsd import FALLBACK_SENSE, f1, most_frequent_sense, nearest_sense, sense_centroids, sense_key
+from elmo_tasks.probes.wsd import (
+    FALLBACK_SENSE,
+    f1,
+    most_frequent_sense,
+    nearest_sense,
+    seen_in_training,
+    sense_centroids,
+    sense_key,
+)
 from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE, run_allennlp
 
 SAMPLE = str(FIXTURES_ROOT / "probes" / "sample.v4_gold_conll")
@@ -38,6 +46,12 @@ def test_wsd_nearest_centroid_by_hand():
     test_keys = [("bank", "noun"), ("bank", "noun"), ("river", "noun")]
     assert nearest_sense(centroids, test, test_keys) == ["1", "2", FALLBACK_SENSE]
     assert f1(["1", "2", "1"], ["1", "2", "2"]) == pytest.approx(2 / 3)
+
+
+def test_seen_in_training_marks_the_words_the_centroids_decide():
+    train_keys = [("bank", "noun"), ("run", "verb")]
+    test_keys = [("bank", "noun"), ("bank", "verb"), ("river", "noun"), ("run", "verb")]
+    assert seen_in_training(train_keys, test_keys).tolist() == [True, False, False, True]
 
 
 def test_most_frequent_sense_baseline_breaks_ties_and_falls_back():
@@ -91,6 +105,8 @@ def test_bilm_probe_command_on_the_tiny_biLM(tmp_path, capsys):
     # trained and tested on the same six sentences: every sense word's key was seen, and a
     # linear tagger fits 36 tokens of 9 tags from 32-d ELMo layers
     assert trained["counts"]["test_sense_words"] == 14
+    assert trained["counts"]["test_sense_words_seen"] == 14
+    assert trained["wsd_seen"] == trained["wsd"] and trained["wsd_mfs_seen"] == trained["wsd_mfs"]
     assert max(trained["pos"].values()) > 90.0
     best = max(trained["pos"], key=trained["pos"].get)
     assert LinearPosTagger.load(str(tagger)).layer == int(best)

@@ -16,7 +16,12 @@ from allennlp.common.testing import ModelTestCase
 from allennlp.data import DatasetReader, Vocabulary
 from allennlp.models import Model
 
-from tests.conftest import ROOT
+from tests.conftest import OPTIONS_FILE, ROOT, WEIGHT_FILE
+
+
+def tiny_bilm_embedder() -> Dict[str, Any]:
+    """The ``fast_elmo`` embedder of the hand-built test models: the tiny test biLM, no dropout."""
+    return {"type": "fast_elmo", "options_file": OPTIONS_FILE, "weight_file": WEIGHT_FILE, "dropout": 0.0}
 
 
 def build_fixture_model(experiment: str, sentences: int = 20) -> Tuple[Model, Vocabulary]:

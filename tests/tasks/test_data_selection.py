@@ -6,9 +6,7 @@ import zlib
 import pytest
 from allennlp.common.checks import ConfigurationError
 
-from elmo_tasks.tasks.coref.conll import ConllFormatError
 from elmo_tasks.tasks.coref.reader import Conll2012CorefReader
-from elmo_tasks.tasks.coref.reader import split_path as coref_split_path
 from elmo_tasks.tasks.data_selection import (
     DataPathError,
     DataSelection,
@@ -17,9 +15,8 @@ from elmo_tasks.tasks.data_selection import (
     split_path,
 )
 from elmo_tasks.tasks.snli.reader import SnliJsonlReader
-from elmo_tasks.tasks.snli.reader import split_path as snli_split_path
+from elmo_tasks.tasks.squad.reader import load_articles
 from elmo_tasks.tasks.srl.reader import read_srl_sentences
-from elmo_tasks.tasks.srl.reader import split_path as srl_split_path
 from tests.conftest import FIXTURES_ROOT
 
 SNLI_DEV = FIXTURES_ROOT / "snli" / "dev.jsonl"
@@ -94,16 +91,21 @@ def test_errors_name_the_path_the_suffix_and_the_accepted_ones(path, expected):
     assert "'dev.jsonl.gz#train#sample=0.1'" in message
 
 
-def test_readers_keep_their_error_types_and_name_their_data():
-    with pytest.raises(ConfigurationError, match="SNLI data path 'x#test': unknown suffix '#test'"):
-        snli_split_path("x#test")
-    with pytest.raises(ConllFormatError, match="CoNLL-2012 data path 'x#dev'"):
-        coref_split_path("x#dev")
-    with pytest.raises(ValueError, match="SRL data path 'x#sample=2'"):
-        srl_split_path("x#sample=2")
-    both = ("x", DataSelection("train", 0.1))
-    assert snli_split_path("x#train#sample=0.1") == coref_split_path("x#sample=0.1#train") == both
-    assert srl_split_path("x#train#sample=0.1") == both
+@pytest.mark.parametrize(
+    "read, message",
+    [
+        (lambda: SnliJsonlReader().read("x#test"), "SNLI data path 'x#test': unknown suffix '#test'"),
+        (lambda: Conll2012CorefReader().read("x#dev"), "CoNLL-2012 data path 'x#dev': unknown suffix '#dev'"),
+        (lambda: read_srl_sentences("x#sample=2"), "SRL data path 'x#sample=2': '#sample=2' is not a valid sample"),
+        (lambda: load_articles("x.json#fold=5/4"), "'x.json#fold=5/4': '5/4' is not a valid fold"),
+    ],
+    ids=["snli", "coref", "srl", "squad"],
+)
+def test_every_reader_reports_a_bad_suffix_as_a_config_error_naming_its_data(read, message):
+    """One error for a data path's suffixes, whatever the reader: a ConfigurationError (still a ValueError)."""
+    with pytest.raises(DataPathError, match=message) as error:
+        list(read())
+    assert isinstance(error.value, ConfigurationError) and isinstance(error.value, ValueError)
 
 
 def test_holdout_and_sample_rules_by_hand():

@@ -19,14 +19,14 @@ from tests.conftest import ROOT, run_allennlp, untrained_archive
 
 # predictor -> (experiment, the limit's argument, a good input line, one over a limit of 5 tokens and what it says)
 TASKS = {
-    "ner_tagger": (
+    "ner": (
         "ner_baseline",
         "max_sentence_tokens",
         {"sentence": "John lives in Berlin ."},
         {"sentence": "John lives in Berlin with Anna ."},
         "7 tokens in the sentence",
     ),
-    "sst_sentiment": (
+    "sst5": (
         "sst5_baseline",
         "max_sentence_tokens",
         {"sentence": "A fine film ."},
@@ -40,14 +40,14 @@ TASKS = {
         {"sentence": "The cat chased the little mouse .", "verbs": [2]},
         "7 tokens in the sentence",
     ),
-    "snli_pair": (
+    "snli": (
         "snli_baseline",
         "max_sentence_tokens",
         {"premise": "A man plays .", "hypothesis": "A man makes music ."},
         {"premise": "A man plays .", "hypothesis": "A man makes some music ."},
         "6 tokens in the hypothesis",
     ),
-    "squad_qa": (
+    "squad": (
         "squad_baseline",
         "max_passage_tokens",
         {"question": "Who won?", "passage": "The Panthers won ."},
@@ -213,7 +213,6 @@ def test_squad_predict_refuses_a_passage_over_the_predictors_limit_before_predic
     assert exit_.value.code == 2
     message = capsys.readouterr().err.strip().splitlines()[-1]
     assert (
-        f"{dataset_file}: question 'q1': 5,001 tokens in the passage, more than the squad_qa predictor's limit"
-        in message
+        f"{dataset_file}: question 'q1': 5,001 tokens in the passage, more than the squad predictor's limit" in message
     )
     assert "--predictor-args" not in message and not output.exists()

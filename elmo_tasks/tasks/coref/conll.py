@@ -18,10 +18,11 @@ never contain bracketed numbers, so reading the last whitespace-separated column
 same mentions.
 """
 
-import gzip
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+from elmo_tasks.tasks.data_files import DataFileError, read_lines
 
 Span = Tuple[int, int]  # first and last token of a mention, inclusive, counted over the document
 Cluster = List[Span]
@@ -36,8 +37,8 @@ SPEAKER_COLUMN = 9
 MIN_GOLD_COLUMNS = 12
 
 
-class ConllFormatError(ValueError):
-    """A CoNLL-2012 file that cannot be read; the message names file, line and document."""
+#: The name of CoNLL-2012 data errors before every data file had one error class (kept for code that catches it).
+ConllFormatError = DataFileError
 
 
 @dataclass
@@ -71,19 +72,12 @@ class ConllDocument:
         return sum(len(sentence) for sentence in self.sentences)
 
 
-def open_text(path: str) -> TextIO:
-    """A text handle on a plain or gzipped UTF-8 file."""
-    if str(path).endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, "r", encoding="utf-8")
-
-
 def parse_coref_cell(cell: str, where: str) -> Tuple[List[str], List[str], List[str]]:
     """The entity numbers of the one-token mentions, openings and closings of one cell."""
     if cell not in ("-", "_"):
         for part in cell.split("|"):
             if not CELL_PART.match(part):
-                raise ConllFormatError(
+                raise DataFileError(
                     f"{where}: coreference column {cell!r} has the malformed part {part!r}; expected "
                     "'-' or '|'-separated '(N)', '(N' or 'N)' with entity numbers N"
                 )
@@ -121,7 +115,7 @@ class _ClusterBuilder:
             cluster = self._cluster(entity)
             starts = self.open_starts.get(entity)
             if not starts:
-                raise ConllFormatError(
+                raise DataFileError(
                     f"{where}: '{entity})' closes a mention of entity {entity}, but none is open; "
                     "every 'N)' needs an earlier '(N' in the same document"
                 )
@@ -132,7 +126,7 @@ class _ClusterBuilder:
         for entity, starts in self.open_starts.items():
             if starts:
                 _, line = starts[-1]
-                raise ConllFormatError(
+                raise DataFileError(
                     f"{self.path}, line {line} (document {self.document.name}): the mention of entity "
                     f"{entity} opened here ('({entity}') is never closed before line {end_line}; add "
                     f"'{entity})' on its last token"
@@ -147,17 +141,16 @@ def read_conll_documents(path: str, min_columns: int = MIN_GOLD_COLUMNS) -> Iter
     speaker column the reader needs; 1 when only the coreference column matters, as for
     scoring a system's output).
     """
-    with open_text(path) as handle:
-        yield from parse_conll_lines(handle, str(path), min_columns)
+    yield from parse_conll_lines(read_lines(path), str(path), min_columns)
 
 
-def parse_conll_lines(lines: Sequence[str], path: str, min_columns: int = MIN_GOLD_COLUMNS) -> Iterator[ConllDocument]:
+def parse_conll_lines(lines: Iterable[str], path: str, min_columns: int = MIN_GOLD_COLUMNS) -> Iterator[ConllDocument]:
     document: Optional[ConllDocument] = None
     builder: Optional[_ClusterBuilder] = None
     sentence: List[str] = []
     speakers: List[str] = []
 
-    def close_sentence() -> None:
+    def close_sentence(document: ConllDocument) -> None:
         if sentence:
             document.sentences.append(list(sentence))
             document.speakers.append(list(speakers))
@@ -170,7 +163,7 @@ def parse_conll_lines(lines: Sequence[str], path: str, min_columns: int = MIN_GO
         begin = BEGIN.match(line.rstrip("\r"))
         if begin:
             if document is not None:
-                raise ConllFormatError(
+                raise DataFileError(
                     f"{path}, line {line_number}: '#begin document' inside document {document.name} "
                     f"(begun on line {document.begin_line}); close it with '#end document' first"
                 )
@@ -179,34 +172,36 @@ def parse_conll_lines(lines: Sequence[str], path: str, min_columns: int = MIN_GO
             continue
         if END.search(line):
             if document is None:
-                raise ConllFormatError(f"{path}, line {line_number}: '#end document' without '#begin document'")
-            close_sentence()
+                raise DataFileError(f"{path}, line {line_number}: '#end document' without '#begin document'")
+            close_sentence(document)
+            assert builder is not None  # begun with the document
             builder.finish(line_number)
             yield document
             document, builder = None, None
             continue
         if not line.strip():
             if document is not None:
-                close_sentence()
+                close_sentence(document)
             continue
         if document is None:
-            raise ConllFormatError(
+            raise DataFileError(
                 f"{path}, line {line_number}: a token line outside any document; every token line must "
                 "sit between '#begin document (ID); part N' and '#end document'"
             )
         columns = line.split()
         if len(columns) < min_columns:
-            raise ConllFormatError(
+            raise DataFileError(
                 f"{path}, line {line_number} (document {document.name}): {len(columns)} columns, expected "
                 f"at least {min_columns} (word, POS, parse, ..., speaker, ..., coreference last)"
             )
         token = document.num_tokens + len(sentence)
+        assert builder is not None  # begun with the document
         builder.add(token, columns[-1], line_number)
         sentence.append(columns[3] if len(columns) > 3 else columns[0])
         speakers.append(columns[SPEAKER_COLUMN] if len(columns) > SPEAKER_COLUMN else "-")
         document.token_lines.append(line_number)
     if document is not None:
-        raise ConllFormatError(
+        raise DataFileError(
             f"{path}, line {line_number}: the file ends inside document {document.name} (begun on line "
             f"{document.begin_line}); add '#end document'"
         )

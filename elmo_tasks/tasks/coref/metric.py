@@ -38,7 +38,7 @@ How scorer.pl v8.01 treats mentions (``IdentifMentions``), reproduced here:
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Sequence, Tuple, Union
 
 import numpy
 from allennlp.training.metrics import Metric
@@ -116,13 +116,19 @@ class DocumentScores:
         return sum(getattr(self, name).f1 for name in METRICS) / len(METRICS)
 
 
+def _as_span(span: Sequence[int]) -> Span:
+    """A mention as a hashable pair (clusters read from json, or a model's, hold lists)."""
+    start, end = span
+    return start, end
+
+
 def _mention_ids(key: Sequence[Sequence[Span]], response: Sequence[Sequence[Span]]):
     """Key and response clusters as lists of mention ids, after the scorer's identification step."""
     key_ids: Dict[Span, int] = {}
     next_id = 0
     for cluster in key:
         for span in cluster:
-            key_ids[tuple(span)] = next_id  # a repeated key mention keeps the last id
+            key_ids[_as_span(span)] = next_id  # a repeated key mention keeps the last id
             next_id += 1
     response_ids: Dict[Span, int] = {}
     assigned = set()
@@ -131,7 +137,7 @@ def _mention_ids(key: Sequence[Sequence[Span]], response: Sequence[Sequence[Span
     kept_response: List[List[Span]] = []
     for cluster in response:
         kept = []
-        for span in map(tuple, cluster):
+        for span in map(_as_span, cluster):
             if span in response_ids:
                 repeated += 1
                 continue
@@ -147,7 +153,7 @@ def _mention_ids(key: Sequence[Sequence[Span]], response: Sequence[Sequence[Span
             if span not in response_ids:
                 response_ids[span] = next_id
                 next_id += 1
-    key_chains = [[key_ids[tuple(span)] for span in cluster] for cluster in key if cluster]
+    key_chains = [[key_ids[_as_span(span)] for span in cluster] for cluster in key if cluster]
     response_chains = [[response_ids[span] for span in cluster] for cluster in kept_response]
     mentions = Counts(exact, len(key_ids), exact, len(response_ids))
     return key_chains, response_chains, mentions, repeated
@@ -264,7 +270,7 @@ class ConllCorefScores(Metric):
     def __init__(self) -> None:
         self._total = DocumentScores()
 
-    def __call__(  # type: ignore[override]
+    def __call__(  # type: ignore[override]  # why: a Metric takes what its task scores, not Metric's tensors
         self, predicted_clusters: Sequence[Sequence[Sequence[Span]]], gold_clusters: Sequence[Sequence[Sequence[Span]]]
     ) -> None:
         for response, key in zip(predicted_clusters, gold_clusters):
@@ -289,9 +295,9 @@ class ConllCorefScores(Metric):
         self._total = DocumentScores()
 
 
-def scores_as_dict(scores: DocumentScores) -> Dict[str, Optional[float]]:
+def scores_as_dict(scores: DocumentScores) -> Dict[str, Union[float, Dict[str, float]]]:
     """Recall, precision and F1 (percent, unrounded) of every metric, for json output."""
-    out: Dict[str, Optional[float]] = {}
+    out: Dict[str, Union[float, Dict[str, float]]] = {}
     for name in ("mentions",) + METRICS:
         counts = getattr(scores, name)
         out[name] = {"recall": 100 * counts.recall, "precision": 100 * counts.precision, "f1": 100 * counts.f1}

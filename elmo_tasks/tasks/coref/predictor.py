@@ -18,20 +18,25 @@ model with the shipped biLM peaks under 3 GB (README, "Input limits").
 
 from typing import Any, Callable, Dict, List, Optional
 
-from allennlp.common.checks import ConfigurationError
 from allennlp.common.util import JsonDict, sanitize
-from allennlp.data import Instance
-from allennlp.data.fields import SequenceLabelField
+from allennlp.data import DatasetReader, Instance
+from allennlp.data.fields import ListField, MetadataField, SequenceLabelField, SpanField
+from allennlp.models import Model
 from allennlp.predictors import Predictor
 
+from elmo_tasks.tasks.coref.names import PREDICTOR
+from elmo_tasks.tasks.coref.reader import Conll2012CorefReader
 from elmo_tasks.tasks.input_limits import check_at_most, positive_limit, predictor_args
-from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
+from elmo_tasks.tasks.instance_fields import field_of, items_of
+from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
 from elmo_tasks.tokenization import blank_english_tokenizer
 
 #: The longest document taken, in tokens (OntoNotes' longest are about 2,300).
 MAX_DOCUMENT_TOKENS = 10_000
 #: The most sentences x longest sentence: the model pads every sentence to the longest one.
 MAX_PADDED_TOKENS = 100_000
+#: Whose limits the messages name.
+OWNER = f"the {PREDICTOR} predictor"
 
 SENTENCE_END = {".", "!", "?", "..."}
 CLOSERS = {'"', "'", "”", "’", ")", "]", "}", "''"}
@@ -93,51 +98,52 @@ def check_document_size(
 
 def _padded_tokens(documents: List[Instance]) -> int:
     """Documents x most sentences x longest sentence: the size of the padded batch."""
-    sentences = [instance["metadata"]["sentences"] for instance in documents]  # type: ignore[index]
+    sentences = [field_of(instance, "metadata", MetadataField)["sentences"] for instance in documents]
     longest = max((len(sentence) for document in sentences for sentence in document), default=0)
     return len(documents) * max(len(document) for document in sentences) * longest
 
 
-@Predictor.register("coref")
+@Predictor.register(PREDICTOR)
 class CorefPredictor(JsonLinesPredictor):
-    """Finds coreference clusters in raw English text with a ``coref_elmo`` model."""
+    """Finds coreference clusters in raw English text with a coreference model (``coref_model``)."""
 
     input_keys = {"document": "the raw text of the document"}
 
     def __init__(
         self,
-        model,
-        dataset_reader,
+        model: Model,
+        dataset_reader: DatasetReader,
         frozen: bool = True,
         max_document_tokens: int = MAX_DOCUMENT_TOKENS,
         max_padded_tokens: int = MAX_PADDED_TOKENS,
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
         self._tokenizer = blank_english_tokenizer()
-        self.max_document_tokens = positive_limit(max_document_tokens, "max_document_tokens", "the coref predictor")
-        self.max_padded_tokens = positive_limit(max_padded_tokens, "max_padded_tokens", "the coref predictor")
+        self.max_document_tokens = positive_limit(max_document_tokens, "max_document_tokens", OWNER)
+        self.max_padded_tokens = positive_limit(max_padded_tokens, "max_padded_tokens", OWNER)
 
     def _sentences(self, text: str) -> List[List[str]]:
-        return split_sentences([token.text for token in self._tokenizer.tokenize(text)])
+        return split_sentences([token.ensure_text() for token in self._tokenizer.tokenize(text)])
 
     def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
         """The keys (JsonLinesPredictor's check), then the document's size against the two limits."""
         super().check_input(record, where)
-        sentences = self._sentences(record["document"])  # type: ignore[index]
-        check_document_size(
-            sentences, self.max_document_tokens, self.max_padded_tokens, "the coref predictor", predictor_args, where
-        )
+        assert isinstance(record, dict)  # JsonLinesPredictor.check_input raised otherwise
+        sentences = self._sentences(record["document"])
+        check_document_size(sentences, self.max_document_tokens, self.max_padded_tokens, OWNER, predictor_args, where)
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         self.check_input(json_dict)
         text = json_dict.get("document")
         if not isinstance(text, str) or not text.strip():
-            raise ConfigurationError(
+            raise PredictorInputError(
                 f"coref input needs a non-empty string field 'document' (and optionally 'genre'); got {json_dict!r}"
             )
         genre = json_dict.get("genre", "nw")
-        instance = self._dataset_reader.text_to_instance(self._sentences(text), genre=str(genre), name="input")
-        self._dataset_reader.apply_token_indexers(instance)
+        reader = self._dataset_reader
+        assert isinstance(reader, Conll2012CorefReader)  # the coref model reads the fields this reader writes
+        instance = reader.text_to_instance(self._sentences(text), genre=str(genre), name="input")
+        reader.apply_token_indexers(instance)
         return instance
 
     def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, Any]) -> List[Instance]:
@@ -145,9 +151,10 @@ class CorefPredictor(JsonLinesPredictor):
         interpretation tools): each candidate span gets its cluster's number, or -1."""
         labeled = instance.duplicate()
         cluster_of = {tuple(span): number for number, cluster in enumerate(outputs["clusters"]) for span in cluster}
-        spans = labeled["spans"]
-        labels = [cluster_of.get((span.span_start, span.span_end), -1) for span in spans.field_list]
-        labeled.add_field("span_labels", SequenceLabelField(labels, spans))
+        labels = [
+            cluster_of.get((span.span_start, span.span_end), -1) for span in items_of(labeled, "spans", SpanField)
+        ]
+        labeled.add_field("span_labels", SequenceLabelField(labels, field_of(labeled, "spans", ListField)))
         return [labeled]
 
     @staticmethod
@@ -176,7 +183,11 @@ class CorefPredictor(JsonLinesPredictor):
         outputs = self._forward(instances)
         return [
             sanitize(
-                {"document": output["document"], "sentences": instance["metadata"]["sentences"], **self._answer(output)}
+                {
+                    "document": output["document"],
+                    "sentences": field_of(instance, "metadata", MetadataField)["sentences"],
+                    **self._answer(output),
+                }
             )
             for instance, output in zip(instances, outputs)
         ]
@@ -187,12 +198,12 @@ class CorefPredictor(JsonLinesPredictor):
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
         """Documents of a CoNLL-2012 file (``--use-dataset-reader``), checked against the same limits."""
         for instance in instances:
-            metadata = instance["metadata"]
+            metadata = field_of(instance, "metadata", MetadataField)
             check_document_size(
                 metadata["sentences"],
                 self.max_document_tokens,
                 self.max_padded_tokens,
-                "the coref predictor",
+                OWNER,
                 predictor_args,
                 lambda: f"document {metadata.get('name', '')!r}",
             )

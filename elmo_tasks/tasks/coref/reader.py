@@ -28,6 +28,7 @@ import math
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import torch
+from allennlp.common.checks import ConfigurationError
 from allennlp.data import DatasetReader, Instance, Token, TokenIndexer
 from allennlp.data.fields import (
     ListField,
@@ -39,27 +40,19 @@ from allennlp.data.fields import (
 )
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
-from elmo_tasks.tasks import data_selection
-from elmo_tasks.tasks.coref.conll import (
-    Cluster,
-    ConllDocument,
-    ConllFormatError,
-    read_conll_documents,
-)
-from elmo_tasks.tasks.data_selection import DataPathError, DataSelection
+from elmo_tasks.tasks.coref.conll import Cluster, ConllDocument, read_conll_documents
+from elmo_tasks.tasks.coref.names import OLD_READER, READER
+from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.tasks.data_selection import in_holdout as in_holdout  # re-exported: the split rule
+from elmo_tasks.tasks.data_selection import split_path
+from elmo_tasks.tasks.instance_fields import field_of, items_of
 from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 
 
-def split_path(file_path: str) -> Tuple[str, DataSelection]:
-    """``"dev.gz#train"`` -> ``("dev.gz", DataSelection(split="train"))``; a bad suffix is a
-    ConllFormatError, as it was before the suffixes were shared with the other readers."""
-    try:
-        return data_selection.split_path(file_path, "CoNLL-2012")
-    except DataPathError as error:
-        raise ConllFormatError(str(error)) from None
+#: Starts the messages about a data path's suffixes.
+DATASET = "CoNLL-2012"
 
 
 def cut_document(document: ConllDocument, max_sentences: int) -> Tuple[List[ConllDocument], int]:
@@ -106,7 +99,8 @@ def candidate_spans(sentences: Sequence[Sequence[str]], max_span_width: int) -> 
     return spans
 
 
-@DatasetReader.register("conll2012_coref")
+@DatasetReader.register(READER)
+@DatasetReader.register(OLD_READER)
 class Conll2012CorefReader(DatasetReader):
     """CoNLL-2012 ``*_gold_conll`` (plain or .gz) -> one instance per document (or piece).
 
@@ -133,18 +127,20 @@ class Conll2012CorefReader(DatasetReader):
     ) -> None:
         super().__init__(**kwargs)
         if max_span_width < 1:
-            raise ValueError(f"max_span_width must be at least 1, got {max_span_width}")
+            raise ConfigurationError(f"max_span_width must be at least 1, got {max_span_width}")
         if max_sentences is not None and max_sentences < 1:
-            raise ValueError(f"max_sentences must be at least 1 (or null for whole documents), got {max_sentences}")
+            raise ConfigurationError(
+                f"max_sentences must be at least 1 (or null for whole documents), got {max_sentences}"
+            )
         if holdout_modulus < 2:
-            raise ValueError(f"holdout_modulus must be at least 2, got {holdout_modulus}")
+            raise ConfigurationError(f"holdout_modulus must be at least 2, got {holdout_modulus}")
         self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
         self.max_span_width = max_span_width
         self.max_sentences = max_sentences
         self.holdout_modulus = holdout_modulus
 
     def _read(self, file_path: str) -> Iterable[Instance]:
-        path, selection = split_path(file_path)
+        path, selection = split_path(file_path, DATASET)
         documents = not_selected = pieces = lost_at_cuts = 0
         mentions = unreachable = 0
         for document in read_conll_documents(path):
@@ -152,13 +148,19 @@ class Conll2012CorefReader(DatasetReader):
                 not_selected += 1
                 continue
             documents += 1
+            if not document.sentences:
+                raise DataFileError(
+                    f"{path}, line {document.begin_line}: document {document.name} has no token lines; "
+                    "every document needs at least one sentence"
+                )
             parts, lost = cut_document(document, self.max_sentences) if self.max_sentences else ([document], 0)
             lost_at_cuts += lost
             for part in parts:
                 pieces += 1
                 instance = self.text_to_instance(part.sentences, part.speakers, part.genre, part.name, part.clusters)
-                mentions += instance["metadata"]["num_gold_mentions"]
-                unreachable += instance["metadata"]["num_gold_mentions_not_candidates"]
+                metadata = field_of(instance, "metadata", MetadataField)
+                mentions += metadata["num_gold_mentions"]
+                unreachable += metadata["num_gold_mentions_not_candidates"]
                 yield instance
         not_read = counted(not_selected, "document")
         side = "" if selection.everything else f", {selection.suffix} ({not_read} not selected)"
@@ -175,7 +177,7 @@ class Conll2012CorefReader(DatasetReader):
             counted(lost_at_cuts, "mention"),
         )
 
-    def text_to_instance(  # type: ignore[override]
+    def text_to_instance(
         self,
         sentences: List[List[str]],
         speakers: Optional[List[List[str]]] = None,
@@ -184,7 +186,7 @@ class Conll2012CorefReader(DatasetReader):
         gold_clusters: Optional[List[Cluster]] = None,
     ) -> Instance:
         if not sentences or not all(sentences):
-            raise ConllFormatError(f"document {name!r}: needs at least one sentence and no empty sentence")
+            raise ValueError(f"document {name!r}: needs at least one sentence and no empty sentence")
         if speakers is None:
             speakers = [["-"] * len(sentence) for sentence in sentences]
         sentence_fields = [TextField([Token(word) for word in sentence]) for sentence in sentences]
@@ -208,8 +210,8 @@ class Conll2012CorefReader(DatasetReader):
         if gold_clusters is not None:
             cluster_of: Dict[Tuple[int, int], int] = {}
             for number, cluster in enumerate(gold_clusters):
-                for span in cluster:
-                    cluster_of[tuple(span)] = number
+                for start, end in cluster:
+                    cluster_of[(start, end)] = number
             labels = [cluster_of.get(span, -1) for span in spans]
             reachable = set(spans)
             metadata["clusters"] = [[tuple(span) for span in cluster] for cluster in gold_clusters]
@@ -220,5 +222,5 @@ class Conll2012CorefReader(DatasetReader):
         return Instance(fields)
 
     def apply_token_indexers(self, instance: Instance) -> None:
-        for sentence in instance["text"].field_list:
+        for sentence in items_of(instance, "text", TextField):
             sentence.token_indexers = self.token_indexers

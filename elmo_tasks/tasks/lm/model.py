@@ -124,7 +124,8 @@ def _resolve_options(options: Optional[Dict[str, Any]], options_file: Optional[s
         raise ConfigurationError("bilm_language_model needs `options` (sizes) or `options_file` (an options.json)")
     inline = BilmOptions.from_json_dict(options, source="the model's `options`") if options is not None else None
     if options_file is None:
-        return inline  # type: ignore[return-value]
+        assert inline is not None  # without options_file, options were given (checked above)
+        return inline
     from_file = BilmOptions.from_file(options_file)
     if inline is not None:
         differences = options_differences(inline, from_file)

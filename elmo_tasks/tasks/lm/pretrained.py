@@ -16,6 +16,7 @@ from allennlp.data import Vocabulary
 
 from elmo_tasks.bilm import BiLM, BilmOptions, export_bilm
 from elmo_tasks.bilm.references import resolve_bilm_file
+from elmo_tasks.tasks.lm.softmax import LmSoftmax
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ def export_language_model(
     bilm: BiLM,
     directory: str,
     dtype: str = "float32",
-    softmax: Optional[torch.nn.Module] = None,
+    softmax: Optional[LmSoftmax] = None,
     vocab: Optional[Vocabulary] = None,
     namespace: str = "lm_targets",
 ) -> str:

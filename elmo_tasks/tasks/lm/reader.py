@@ -2,7 +2,7 @@
 
 import logging
 import re
-from typing import Dict, Iterable, Iterator, List, Optional
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import DatasetReader, Instance, Token, TokenIndexer, Tokenizer
@@ -10,7 +10,9 @@ from allennlp.data.fields import TextField
 from allennlp.data.token_indexers import ELMoTokenCharactersIndexer, SingleIdTokenIndexer
 
 from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN
-from elmo_tasks.tasks.lm.text_source import LineStats, RawTextError, decoded_lines, expand_data_path
+from elmo_tasks.tasks.data_files import DataFileError
+from elmo_tasks.tasks.instance_fields import field_of
+from elmo_tasks.tasks.lm.text_source import LineStats, decoded_lines, expand_data_path
 from elmo_tasks.tokenization import blank_english_tokenizer
 from elmo_tasks.wording import counted
 
@@ -72,7 +74,7 @@ class BilmRawTextReader(DatasetReader):
                     f"fallback_encoding {fallback_encoding!r} is not a codec Python knows"
                 ) from None
         self.fallback_encoding = fallback_encoding
-        self.target_indexers = {"lm": SingleIdTokenIndexer(namespace=target_namespace)}
+        self.target_indexers: Dict[str, TokenIndexer] = {"lm": SingleIdTokenIndexer(namespace=target_namespace)}
 
     def _read(self, file_path: str) -> Iterable[Instance]:
         for sentence in self.shard_iterable(self.sentences(file_path)):
@@ -86,7 +88,7 @@ class BilmRawTextReader(DatasetReader):
         counts = {"sentences": 0, "tokens": 0, "split": 0}
         yield from self._sentences(files, stats, counts)
         if counts["sentences"] == 0:
-            raise RawTextError(f"{file_path}: no sentence could be read (the tokenizer produced no tokens)")
+            raise DataFileError(f"{file_path}: no sentence could be read (the tokenizer produced no tokens)")
         stats.log(files)
         logger.info(
             "%s, %s; %d over max_sentence_length=%d cut into pieces",
@@ -102,7 +104,7 @@ class BilmRawTextReader(DatasetReader):
                 path, stats, self.drop_wikiextractor_markup, self.unescape_html, self.fallback_encoding
             )
             for text in self._units(lines):
-                tokens = [t for t in self.tokenizer.tokenize(text) if t.text.strip()]
+                tokens = [t for t in self.tokenizer.tokenize(text) if t.ensure_text().strip()]
                 pieces = _split_sentences(tokens) if self.text_format == "running" else [tokens]
                 for sentence in pieces:
                     if not sentence:
@@ -132,17 +134,16 @@ class BilmRawTextReader(DatasetReader):
         if paragraph:
             yield " ".join(paragraph)
 
-    def text_to_instance(self, tokens) -> Instance:  # type: ignore[override]
+    def text_to_instance(self, tokens: Union[str, Sequence[Union[str, Token]]]) -> Instance:
         """``tokens``: a list of :class:`Token` or strings (a string is tokenized first)."""
-        if isinstance(tokens, str):
-            tokens = self.tokenizer.tokenize(tokens)
-        tokens = [t if isinstance(t, Token) else Token(t) for t in tokens]
-        targets = [Token(BOS_TOKEN)] + [Token(t.text) for t in tokens] + [Token(EOS_TOKEN)]
-        return Instance({"tokens": TextField(tokens), "targets": TextField(targets)})
+        words = self.tokenizer.tokenize(tokens) if isinstance(tokens, str) else tokens
+        word_tokens = [t if isinstance(t, Token) else Token(t) for t in words]
+        targets = [Token(BOS_TOKEN)] + [Token(t.text) for t in word_tokens] + [Token(EOS_TOKEN)]
+        return Instance({"tokens": TextField(word_tokens), "targets": TextField(targets)})
 
     def apply_token_indexers(self, instance: Instance) -> None:
-        instance["tokens"].token_indexers = self.token_indexers  # type: ignore[attr-defined]
-        instance["targets"].token_indexers = self.target_indexers  # type: ignore[attr-defined]
+        field_of(instance, "tokens", TextField).token_indexers = self.token_indexers
+        field_of(instance, "targets", TextField).token_indexers = self.target_indexers
 
 
 def _split_sentences(tokens: List[Token]) -> List[List[Token]]:
@@ -150,6 +151,6 @@ def _split_sentences(tokens: List[Token]) -> List[List[Token]]:
     sentences: List[List[Token]] = [[]]
     for token in tokens:
         sentences[-1].append(token)
-        if _SENTENCE_END.match(token.text):
+        if _SENTENCE_END.match(token.ensure_text()):
             sentences.append([])
     return [s for s in sentences if s]

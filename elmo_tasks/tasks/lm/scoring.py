@@ -12,7 +12,7 @@ import logging
 import math
 import os
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Protocol, Sequence, Tuple, TypedDict
 
 import numpy as np
 import torch
@@ -31,6 +31,21 @@ TARGET_NAMESPACE = "lm_targets"
 
 class ScoringError(ValueError):
     """The biLM files do not belong together, or one is missing: the message says what to pass."""
+
+
+class BatchScores(TypedDict):
+    """One batch's summed NLLs per direction and its counts of scored and unknown targets."""
+
+    forward: float
+    backward: float
+    tokens: int
+    unknown: int
+
+
+class ProgressBar(Protocol):
+    """What :meth:`ExportedLanguageModel.score` needs of a progress bar (a ``tqdm`` has it)."""
+
+    def update(self, n: int) -> object: ...
 
 
 @dataclass
@@ -185,7 +200,7 @@ class ExportedLanguageModel:
         return out
 
     @torch.no_grad()
-    def score_batch(self, sentences: Sequence[Sequence[str]]) -> Dict[str, float]:
+    def score_batch(self, sentences: Sequence[Sequence[str]]) -> BatchScores:
         ids = self.char_ids(sentences)
         lengths = torch.tensor([len(s) + 2 for s in sentences])
         mask = torch.arange(ids.shape[1]).unsqueeze(0) < lengths.unsqueeze(1)
@@ -203,14 +218,14 @@ class ExportedLanguageModel:
             "unknown": unknown,
         }
 
-    def _score_batch_with_size(self, sentences: Sequence[Sequence[str]]) -> Tuple[int, Dict[str, float]]:
+    def _score_batch_with_size(self, sentences: Sequence[Sequence[str]]) -> Tuple[int, BatchScores]:
         return len(sentences), self.score_batch(sentences)
 
     def score(
         self,
         sentences: Iterable[Sequence[str]],
         batch_size: int = 64,
-        progress: Optional[object] = None,
+        progress: Optional[ProgressBar] = None,
         workers: int = 1,
     ) -> PerplexityResult:
         """Score every sentence (stateless, so batching and order do not change the result).
@@ -227,7 +242,7 @@ class ExportedLanguageModel:
             result.unknown += scored["unknown"]
             result.sentences += batch_sentences
             if progress is not None:
-                progress.update(scored["tokens"])  # type: ignore[attr-defined]
+                progress.update(scored["tokens"])
         if result.tokens == 0:
             raise ScoringError("no sentence to score")
         return result

@@ -25,6 +25,8 @@ SAMPLERS = ("log_uniform", "uniform")
 class LmSoftmax(nn.Module):
     """Weights ``(vocab, dim)`` and bias ``(vocab,)``; class ``padding_index`` is never predicted."""
 
+    _log_q: torch.Tensor  # a buffer (not saved): log q(class), the proposal's log probabilities
+
     def __init__(
         self,
         vocab_size: int,

@@ -13,6 +13,7 @@ from typing import Dict, Iterator, List, Optional
 
 from allennlp.common.checks import ConfigurationError
 
+from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
@@ -21,8 +22,9 @@ logger = logging.getLogger(__name__)
 PATH_SEPARATOR = ","
 
 
-class RawTextError(ConfigurationError):
-    """A training text file the biLM reader cannot use (names the file and the line)."""
+#: The name of raw-text errors before every data file had one error class (kept for code that catches it).
+#: A data path that names no file is a ConfigurationError instead (the config is what to change).
+RawTextError = DataFileError
 
 
 def expand_data_path(data_path: str) -> List[str]:
@@ -37,18 +39,18 @@ def expand_data_path(data_path: str) -> List[str]:
         if os.path.isdir(part):
             found = sorted(glob.glob(os.path.join(part, "**", "*.txt"), recursive=True))
             if not found:
-                raise RawTextError(f"directory {part} holds no *.txt files; point the data path at text files")
+                raise ConfigurationError(f"directory {part} holds no *.txt files; point the data path at text files")
         elif os.path.isfile(part):
             found = [part]
         else:
             found = sorted(f for f in glob.glob(part, recursive=True) if os.path.isfile(f))
             if not found:
-                raise RawTextError(
+                raise ConfigurationError(
                     f"no file matches {part!r} (a file, a directory of *.txt files or a glob is expected)"
                 )
         files.extend(found)
     if not files:
-        raise RawTextError(f"data path {data_path!r} names no files")
+        raise ConfigurationError(f"data path {data_path!r} names no files")
     return files
 
 
@@ -84,7 +86,7 @@ def decoded_lines(
 ) -> Iterator[str]:
     """Yield the text lines of ``path`` (``\\r\\n`` handled), stripped; blank lines as ``""``.
 
-    Raises :class:`RawTextError` naming the file and line for NUL bytes, for a file without any
+    Raises :class:`DataFileError` naming the file and line for NUL bytes, for a file without any
     text, and for invalid UTF-8 unless ``fallback_encoding`` (e.g. ``"cp1252"``) is given: real
     corpora mix in a few Latin-1 lines, and such a line is then decoded with it and counted.
     """
@@ -94,7 +96,7 @@ def decoded_lines(
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if b"\x00" in raw:
-                raise RawTextError(
+                raise DataFileError(
                     f"{path}, line {number}: NUL byte found; this looks like a binary file, not text. "
                     "Give the biLM reader UTF-8 text files (one sentence or paragraph per line)."
                 )
@@ -107,7 +109,7 @@ def decoded_lines(
                     if stats.fallback_decoded <= 10:
                         logger.warning("%s, line %d: not UTF-8, decoded as %s", path, number, fallback_encoding)
                 else:
-                    raise RawTextError(
+                    raise DataFileError(
                         f"{path}, line {number}: not valid UTF-8 ({err.reason} at byte {err.start} of the line). "
                         "Convert the file to UTF-8 first (e.g. `iconv -f latin1 -t utf-8`), remove it if "
                         'it is not text, or set the reader\'s fallback_encoding (e.g. "cp1252").'
@@ -134,7 +136,7 @@ def decoded_lines(
             yield line
     stats.per_file_text_lines[path] = text_lines
     if text_lines == 0:
-        raise RawTextError(
+        raise DataFileError(
             f"{path} contains no text ({file_lines} line(s), all blank or markup). "
             "Remove it from the data path or give a file with one sentence (or paragraph) per line."
         )

@@ -9,6 +9,8 @@ order; ``-DOCSTART-`` lines and the blank lines between sentences are dropped, n
 from pathlib import Path
 from typing import Dict, Iterator, List, Tuple, Union
 
+from elmo_tasks.tasks.data_files import DataFileError, read_lines
+
 DOCUMENT_START = "-DOCSTART-"
 
 
@@ -16,22 +18,21 @@ def conll2003_sentences(file_path: Union[str, Path]) -> Iterator[Tuple[int, List
     """``(first line number, words)`` of each sentence of a CoNLL-2003 file (4 columns a line)."""
     words: List[str] = []
     first_line = 0
-    with open(file_path, encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            columns = line.split()
-            if not columns or columns[0] == DOCUMENT_START:
-                if words:
-                    yield first_line, words
-                words = []
-                continue
-            if len(columns) != 4:
-                raise ValueError(
-                    f"{file_path}, line {line_number}: expected 4 columns (word, POS, chunk, NER tag) as in "
-                    f"CoNLL-2003, found {len(columns)}: {line.rstrip()!r}; is this a CoNLL-2003 file?"
-                )
-            if not words:
-                first_line = line_number
-            words.append(columns[0])
+    for line_number, line in enumerate(read_lines(str(file_path)), start=1):
+        columns = line.split()
+        if not columns or columns[0] == DOCUMENT_START:
+            if words:
+                yield first_line, words
+            words = []
+            continue
+        if len(columns) != 4:
+            raise DataFileError(
+                f"{file_path}, line {line_number}: expected 4 columns (word, POS, chunk, NER tag) as in "
+                f"CoNLL-2003, found {len(columns)}: {line.rstrip()!r}; is this a CoNLL-2003 file?"
+            )
+        if not words:
+            first_line = line_number
+        words.append(columns[0])
     if words:
         yield first_line, words
 

@@ -40,7 +40,8 @@ class DistributedSpanBasedF1Measure(SpanBasedF1Measure):
         dist.all_gather_object(gathered, local)
         totals: _Counts = (Counter(), Counter(), Counter())
         for worker in gathered:
-            for total, counts in zip(totals, worker):  # type: ignore[arg-type]
+            assert worker is not None  # all_gather_object filled every slot
+            for total, counts in zip(totals, worker):
                 total.update(counts)  # adds (``+`` would drop zero counts)
         return totals
 

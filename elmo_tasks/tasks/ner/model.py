@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional
 
 import torch
 from allennlp.common import Lazy
-from allennlp.common.checks import ConfigurationError
+from allennlp.common.checks import ConfigurationError, check_dimensions_match
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
 from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder, TimeDistributed
@@ -19,10 +19,12 @@ from allennlp.nn import InitializerApplicator, RegularizerApplicator
 from allennlp.nn.util import get_text_field_mask
 
 from elmo_tasks.tasks.ner.metric import DistributedSpanBasedF1Measure
+from elmo_tasks.tasks.ner.names import MODEL, OLD_MODEL, PREDICTOR
 from elmo_tasks.tasks.ner.tags import bioul_to_iob1, entities
 
 
-@Model.register("elmo_crf_tagger", constructor="from_partial_objects")
+@Model.register(MODEL, constructor="from_partial_objects")
+@Model.register(OLD_MODEL, constructor="from_partial_objects")
 class ElmoCrfTagger(Model):
     """Embed tokens, run a BiLSTM, score tags per token, decode with a constrained CRF.
 
@@ -35,12 +37,17 @@ class ElmoCrfTagger(Model):
     dropout : on the embedded input and on the encoder output.
     feedforward : optional layer between the encoder and the tag scores.
 
-    From a config (``from_partial_objects``) the encoder is given WITHOUT ``input_size``: it is
-    the embedder's output width, which depends on the biLM's options file when ELMo is used.
+    From a config (``from_partial_objects``) the encoder is given WITHOUT ``input_size`` and the
+    feedforward without ``input_dim``: they are the embedder's and the encoder's output widths,
+    which depend on the biLM's options file when ELMo is used.
 
-    The loss is the CRF negative log-likelihood averaged over the sentences of the batch (so the
-    regularizer's lambda does not depend on the batch size).
+    Outputs: ``logits``, ``mask`` and ``tags`` (the Viterbi path of each sentence, tag ids; tag
+    strings after ``make_output_human_readable``). The loss is the CRF negative log-likelihood
+    averaged over the sentences of the batch (so the regularizer's lambda does not depend on the
+    batch size).
     """
+
+    default_predictor = PREDICTOR
 
     def __init__(
         self,
@@ -58,11 +65,18 @@ class ElmoCrfTagger(Model):
     ) -> None:
         # kwargs: what AllenNLP hands every Model (serialization_dir, ddp_accelerator).
         super().__init__(vocab, regularizer, **kwargs)
-        if text_field_embedder.get_output_dim() != encoder.get_input_dim():
-            raise ConfigurationError(
-                f"the text_field_embedder gives {text_field_embedder.get_output_dim()}-d vectors "
-                f"but the encoder expects {encoder.get_input_dim()}-d input: fix the encoder's "
-                "input_size in the config (sum of the token embedders' output dims)"
+        check_dimensions_match(
+            text_field_embedder.get_output_dim(),
+            encoder.get_input_dim(),
+            "the text_field_embedder's output dim",
+            "the encoder's input_size (leave it out of the encoder's config: the model derives it)",
+        )
+        if feedforward is not None:
+            check_dimensions_match(
+                encoder.get_output_dim(),
+                feedforward.get_input_dim(),
+                "the encoder's output dim",
+                "the feedforward's input_dim (leave it out of the config: the model derives it)",
             )
         self.label_namespace = label_namespace
         self.label_encoding = label_encoding
@@ -96,13 +110,34 @@ class ElmoCrfTagger(Model):
         vocab: Vocabulary,
         text_field_embedder: TextFieldEmbedder,
         encoder: Lazy[Seq2SeqEncoder],
-        **kwargs: Any,
+        label_namespace: str = "labels",
+        label_encoding: str = "BIOUL",
+        dropout: float = 0.5,
+        feedforward: Optional[Lazy[FeedForward]] = None,
+        include_start_end_transitions: bool = True,
+        initializer: InitializerApplicator = InitializerApplicator(),
+        regularizer: Optional[RegularizerApplicator] = None,
     ) -> "ElmoCrfTagger":
-        """Build the encoder for the embedder's output width (an RNN-style ``input_size``)."""
-        built = encoder.construct(input_size=text_field_embedder.get_output_dim())
-        return cls(vocab, text_field_embedder, built, **kwargs)
+        """Build the encoder for the embedder's output width (an RNN-style ``input_size``) and the
+        feedforward, if any, for the encoder's."""
+        built_encoder = encoder.construct(input_size=text_field_embedder.get_output_dim())
+        built_feedforward = None
+        if feedforward is not None:
+            built_feedforward = feedforward.construct(input_dim=built_encoder.get_output_dim())
+        return cls(
+            vocab=vocab,
+            text_field_embedder=text_field_embedder,
+            encoder=built_encoder,
+            label_namespace=label_namespace,
+            label_encoding=label_encoding,
+            dropout=dropout,
+            feedforward=built_feedforward,
+            include_start_end_transitions=include_start_end_transitions,
+            initializer=initializer,
+            regularizer=regularizer,
+        )
 
-    def forward(  # type: ignore[override]
+    def forward(  # type: ignore[override]  # why: Model.forward declares *inputs; AllenNLP passes fields by name
         self,
         tokens: TextFieldTensors,
         tags: Optional[torch.LongTensor] = None,
@@ -140,18 +175,17 @@ class ElmoCrfTagger(Model):
             for path in output_dict["tags"]
         ]
         output_dict["tags"] = tag_strings
-        if self.label_encoding != "BIOUL":
-            return output_dict
-        output_dict["iob1_tags"] = [bioul_to_iob1(path) for path in tag_strings]
-        if "words" in output_dict:
-            output_dict["entities"] = [entities(words, path) for words, path in zip(output_dict["words"], tag_strings)]
         # Scores are of no use to readers of predictions and make the output large.
         output_dict.pop("logits", None)
         output_dict.pop("mask", None)
+        if self.label_encoding == "BIOUL":
+            output_dict["iob1_tags"] = [bioul_to_iob1(path) for path in tag_strings]
+            if "words" in output_dict:
+                output_dict["entities"] = [
+                    entities(words, path) for words, path in zip(output_dict["words"], tag_strings)
+                ]
         return output_dict
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         """Span precision/recall/F1 per type and ``*-overall`` (conlleval's numbers, as fractions)."""
         return self.span_f1.get_metric(reset=reset)
-
-    default_predictor = "ner_tagger"

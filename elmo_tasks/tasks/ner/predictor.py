@@ -1,25 +1,30 @@
 """``allennlp predict`` for the NER tagger: raw sentences in, tags and entity spans out."""
 
-from typing import Callable, Dict, List, Optional
+from typing import Dict, List, Optional
 
 import numpy
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import DatasetReader, Instance
-from allennlp.data.fields import SequenceLabelField
+from allennlp.data.fields import SequenceLabelField, TextField
 from allennlp.data.tokenizers import Tokenizer
 from allennlp.models import Model
 from allennlp.predictors.predictor import Predictor
 
-from elmo_tasks.tasks.input_limits import check_sentence_tokens, forward_in_bounded_batches, positive_limit
-from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
-from elmo_tasks.tokenization import blank_english_tokenizer
+from elmo_tasks.tasks.input_limits import forward_in_bounded_batches
+from elmo_tasks.tasks.instance_fields import field_of
+from elmo_tasks.tasks.ner.names import OLD_PREDICTOR, PREDICTOR
+from elmo_tasks.tasks.sentence_predictor import SentencePredictor
 
 #: The longest sentence taken, in tokens (the tagger is linear in length: about 1.6 GB at the limit).
 MAX_SENTENCE_TOKENS = 10_000
 
+#: Whose limits the messages name.
+OWNER = f"the {PREDICTOR} predictor"
 
-@Predictor.register("ner_tagger")
-class NerTaggerPredictor(JsonLinesPredictor):
+
+@Predictor.register(PREDICTOR)
+@Predictor.register(OLD_PREDICTOR)
+class NerTaggerPredictor(SentencePredictor):
     """Input lines ``{"sentence": "raw text"}``; the sentence is split with spaCy's blank English
     tokenizer (the CoNLL-2003 tokenization is close to it).
 
@@ -28,11 +33,9 @@ class NerTaggerPredictor(JsonLinesPredictor):
     ``char_end`` (end exclusive) into the input sentence, whose slice is then the ``text``.
     With ``--use-dataset-reader`` (CoNLL files) there are no character offsets.
 
-    Sentences over ``max_sentence_tokens`` tokens are refused, and a batch goes through the model
-    in passes of bounded padded size, so memory stays bounded (README, "Input limits").
+    Limits on the input: ``SentencePredictor``; a batch goes through the model in passes of
+    bounded padded size, so memory stays bounded (README, "Input limits").
     """
-
-    input_keys = {"sentence": "raw text"}
 
     def __init__(
         self,
@@ -41,36 +44,10 @@ class NerTaggerPredictor(JsonLinesPredictor):
         tokenizer: Optional[Tokenizer] = None,
         max_sentence_tokens: int = MAX_SENTENCE_TOKENS,
     ) -> None:
-        super().__init__(model, dataset_reader)
-        self._tokenizer = tokenizer or blank_english_tokenizer()
-        self.max_sentence_tokens = positive_limit(
-            max_sentence_tokens, "max_sentence_tokens", "the ner_tagger predictor"
-        )
-
-    def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
-        """The keys (JsonLinesPredictor's check), then the sentence's length (``max_sentence_tokens``)."""
-        super().check_input(record, where)
-        check_sentence_tokens(
-            self._tokenizer,
-            record["sentence"],  # type: ignore[index]
-            self.max_sentence_tokens,
-            "the ner_tagger predictor",
-            where,
-        )
-
-    def predict(self, sentence: str) -> JsonDict:
-        return self.predict_json({"sentence": sentence})
+        super().__init__(model, dataset_reader, True, tokenizer, max_sentence_tokens, OWNER)
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
-        self.check_input(json_dict)
-        sentence = json_dict["sentence"]
-        tokens = self._tokenizer.tokenize(sentence)
-        if not tokens:
-            raise PredictorInputError(f"the sentence has no tokens: {sentence!r}")
-        return self._dataset_reader.text_to_instance(tokens)
-
-    def predict_instance(self, instance: Instance) -> JsonDict:
-        return self.predict_batch_instance([instance])[0]
+        return self._dataset_reader.text_to_instance(self.sentence_tokens(json_dict))
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
         for instance in instances:
@@ -81,8 +58,10 @@ class NerTaggerPredictor(JsonLinesPredictor):
     def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, numpy.ndarray]) -> List[Instance]:
         """For interpretation tools: the sentence tagged with the model's predicted (BIOUL) tags."""
         labeled = instance.duplicate()
-        namespace = self._model.label_namespace  # type: ignore[attr-defined]
-        labeled.add_field("tags", SequenceLabelField(list(outputs["tags"]), labeled["tokens"], namespace))
+        namespace: str = getattr(self._model, "label_namespace")  # our tagger's, or AllenNLP's crf_tagger's
+        labeled.add_field(
+            "tags", SequenceLabelField(list(outputs["tags"]), field_of(labeled, "tokens", TextField), namespace)
+        )
         return [labeled]
 
     def predict_json(self, inputs: JsonDict) -> JsonDict:
@@ -104,7 +83,7 @@ def _with_surface_text(sentence: str, output: JsonDict) -> JsonDict:
 def _with_offsets(instance: Instance, output: JsonDict) -> JsonDict:
     """Add character offsets (and exact surface text) to entities when the tokens carry them."""
     output = sanitize(output)
-    tokens = instance["tokens"].tokens  # type: ignore[attr-defined]
+    tokens = field_of(instance, "tokens", TextField).tokens
     if not tokens or tokens[0].idx is None:
         return output
     for entity in output.get("entities", []):

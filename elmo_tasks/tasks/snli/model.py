@@ -2,13 +2,12 @@
 
 Peters et al. (2018) add ELMo twice: at the input (as a token embedder inside the
 ``text_field_embedder``) and at the output of the inference-composition BiLSTM. The second is
-another scalar mix of the SAME biLM pass, read with the ELMo embedder's
-``take_representations()[1]`` right after each sentence is embedded, and concatenated to the
-composition output before pooling. With ``elmo_at_output=False`` and no ELMo in the embedder
-this is the plain ESIM baseline.
+another scalar mix of the SAME biLM pass: ``ElmoAtOutput.embed`` returns each sentence's embedding
+together with it, and it is concatenated to the composition output before pooling. With
+``elmo_at_output=False`` and no ELMo in the embedder this is the plain ESIM baseline.
 """
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union, cast
 
 import torch
 from allennlp.common import Lazy
@@ -22,10 +21,12 @@ from allennlp.nn import InitializerApplicator, RegularizerApplicator
 from allennlp.nn.util import get_text_field_mask, masked_max, masked_mean, masked_softmax, weighted_sum
 from allennlp.training.metrics import CategoricalAccuracy
 
-from elmo_tasks.modules.elmo_token_embedder import elmo_at_output as elmo_at_output_embedder
+from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice
+from elmo_tasks.tasks.snli.names import MODEL, OLD_MODEL, PREDICTOR
 
 
-@Model.register("esim_elmo", constructor="from_partial_objects")
+@Model.register(MODEL, constructor="from_partial_objects")
+@Model.register(OLD_MODEL, constructor="from_partial_objects")
 class EsimElmo(Model):
     """Enhanced Sequential Inference Model; 3-way classification of (premise, hypothesis).
 
@@ -39,7 +40,8 @@ class EsimElmo(Model):
     matrix_attention : scores every premise word against every hypothesis word for the soft
         alignment; default dot product, as in ESIM.
     elmo_at_output : concatenate ELMo's second mix to the composition output; needs a
-        ``fast_elmo`` embedder with ``num_output_representations >= 2``.
+        ``fast_elmo`` embedder with ``num_output_representations >= 2``. True in a config;
+        ``from_partial_objects`` builds the ``ElmoAtOutput`` once and passes it on.
     dropout : on embeddings and composition inputs (variational, i.e. one mask per sequence)
         and on the pooled vector.
 
@@ -52,7 +54,7 @@ class EsimElmo(Model):
     adds ``label``, the predicted label's name.
     """
 
-    default_predictor = "snli_pair"
+    default_predictor = PREDICTOR
 
     def __init__(
         self,
@@ -62,7 +64,7 @@ class EsimElmo(Model):
         projection_feedforward: FeedForward,
         inference_encoder: Seq2SeqEncoder,
         output_feedforward: FeedForward,
-        elmo_at_output: bool = False,
+        elmo_at_output: Union[bool, ElmoAtOutput, None] = False,
         dropout: float = 0.5,
         label_namespace: str = "labels",
         matrix_attention: Optional[MatrixAttention] = None,
@@ -81,7 +83,8 @@ class EsimElmo(Model):
         self.output_logit = torch.nn.Linear(output_feedforward.get_output_dim(), self.num_labels)
         self.sequence_dropout = InputVariationalDropout(dropout)
         self.dropout = torch.nn.Dropout(dropout)
-        self._elmo = elmo_at_output_embedder(text_field_embedder, "esim_elmo") if elmo_at_output else None
+        self._elmo_at_output = ElmoAtOutput.for_model(elmo_at_output, text_field_embedder, MODEL)
+        accept_state_dicts_with_elmo_twice(self)
 
         check_dimensions_match(
             text_field_embedder.get_output_dim(),
@@ -102,8 +105,8 @@ class EsimElmo(Model):
             "inference encoder input dim",
         )
         composed = inference_encoder.get_output_dim()
-        if self._elmo is not None:
-            composed += self._elmo.get_output_dim()
+        if self._elmo_at_output is not None:
+            composed += self._elmo_at_output.get_output_dim()
         check_dimensions_match(
             4 * composed,
             output_feedforward.get_input_dim(),
@@ -134,12 +137,13 @@ class EsimElmo(Model):
         encoder: ``encoder`` reads the embedding, the projection reads ``[a; a~; a - a~; a * a~]``
         (4x the encoder's output), the inference encoder reads the projection's output and the
         output feedforward the four pooled vectors (4x the composition [+ ELMo] width)."""
+        output_elmo = ElmoAtOutput(text_field_embedder, MODEL) if elmo_at_output else None
         built_encoder = encoder.construct(input_size=text_field_embedder.get_output_dim())
         projection = projection_feedforward.construct(input_dim=4 * built_encoder.get_output_dim())
         built_inference = inference_encoder.construct(input_size=projection.get_output_dim())
         composed = built_inference.get_output_dim()
-        if elmo_at_output:
-            composed += elmo_at_output_embedder(text_field_embedder, "esim_elmo").get_output_dim()
+        if output_elmo is not None:
+            composed += output_elmo.get_output_dim()
         return cls(
             vocab=vocab,
             text_field_embedder=text_field_embedder,
@@ -147,7 +151,7 @@ class EsimElmo(Model):
             projection_feedforward=projection,
             inference_encoder=built_inference,
             output_feedforward=output_feedforward.construct(input_dim=4 * composed),
-            elmo_at_output=elmo_at_output,
+            elmo_at_output=output_elmo,
             dropout=dropout,
             label_namespace=label_namespace,
             matrix_attention=matrix_attention,
@@ -156,12 +160,12 @@ class EsimElmo(Model):
         )
 
     def _embed(self, text: TextFieldTensors) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
-        """Embedding of one sentence and, with ELMo at the output, its second ELMo mix."""
-        embedded = self.text_field_embedder(text)
-        output_elmo = self._elmo.take_representations()[1] if self._elmo is not None else None
-        return embedded, output_elmo
+        """Embedding of one sentence and, with ELMo at the output, ELMo's output mix of the same biLM pass."""
+        if self._elmo_at_output is None:
+            return self.text_field_embedder(text), None
+        return self._elmo_at_output.embed(text)
 
-    def forward(  # type: ignore[override]
+    def forward(
         self,
         premise: TextFieldTensors,
         hypothesis: TextFieldTensors,
@@ -170,7 +174,7 @@ class EsimElmo(Model):
     ) -> Dict[str, torch.Tensor]:
         premise_mask = get_text_field_mask(premise)
         hypothesis_mask = get_text_field_mask(hypothesis)
-        # Embed, then immediately read the output-side ELMo mix of the same sentence.
+        # Embedding, and ELMo's output mix of each sentence (None without ELMo at the output).
         embedded_p, elmo_p = self._embed(premise)
         embedded_h, elmo_h = self._embed(hypothesis)
 
@@ -194,17 +198,19 @@ class EsimElmo(Model):
         # Inference composition (+ ELMo at the output).
         composed_p = self.inference_encoder(self.sequence_dropout(projected_p), premise_mask)
         composed_h = self.inference_encoder(self.sequence_dropout(projected_h), hypothesis_mask)
-        if self._elmo is not None:
+        if elmo_p is not None and elmo_h is not None:
             composed_p = torch.cat([composed_p, elmo_p], dim=-1)
             composed_h = torch.cat([composed_h, elmo_h], dim=-1)
 
         # Pooling: average and max over each sentence.
+        premise_word_mask = cast(torch.BoolTensor, premise_mask.unsqueeze(-1))
+        hypothesis_word_mask = cast(torch.BoolTensor, hypothesis_mask.unsqueeze(-1))
         pooled = torch.cat(
             [
-                masked_mean(composed_p, premise_mask.unsqueeze(-1), dim=1),
-                masked_max(composed_p, premise_mask.unsqueeze(-1), dim=1),
-                masked_mean(composed_h, hypothesis_mask.unsqueeze(-1), dim=1),
-                masked_max(composed_h, hypothesis_mask.unsqueeze(-1), dim=1),
+                masked_mean(composed_p, premise_word_mask, dim=1),
+                masked_max(composed_p, premise_word_mask, dim=1),
+                masked_mean(composed_h, hypothesis_word_mask, dim=1),
+                masked_max(composed_h, hypothesis_word_mask, dim=1),
             ],
             dim=-1,
         )
@@ -218,7 +224,7 @@ class EsimElmo(Model):
             output["metadata"] = metadata
         return output
 
-    def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:
+    def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
         """Adds ``label``: the name of the most probable label of each pair."""
         probs = output_dict["label_probs"]
         rows = probs if probs.dim() == 2 else probs.unsqueeze(0)

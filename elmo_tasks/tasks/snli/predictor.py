@@ -11,24 +11,30 @@ import numpy
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import DatasetReader, Instance
 from allennlp.data.fields import LabelField
+from allennlp.data.tokenizers import Tokenizer
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
 from elmo_tasks.tasks.input_limits import check_at_most, forward_in_bounded_batches, positive_limit, predictor_args
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
+from elmo_tasks.tasks.snli.names import OLD_PREDICTOR, PREDICTOR
 
 #: The longest premise or hypothesis taken, in tokens: ESIM compares every premise token with every
 #: hypothesis token.
 MAX_SENTENCE_TOKENS = 5_000
 
+#: Whose limits the messages name.
+OWNER = f"the {PREDICTOR} predictor"
+
 
 def _pair_length(instance: Instance) -> int:
-    return max(len(instance["premise"]), len(instance["hypothesis"]))  # type: ignore[arg-type]
+    return max(len(instance["premise"]), len(instance["hypothesis"]))
 
 
-@Predictor.register("snli_pair")
+@Predictor.register(PREDICTOR)
+@Predictor.register(OLD_PREDICTOR)
 class SnliPairPredictor(JsonLinesPredictor):
-    """Predicts the entailment label of a premise/hypothesis pair with an ``esim_elmo`` model."""
+    """Predicts the entailment label of a premise/hypothesis pair with an SNLI model (``snli_model``)."""
 
     input_keys = {"premise": "the first sentence", "hypothesis": "the sentence judged against it"}
 
@@ -40,7 +46,7 @@ class SnliPairPredictor(JsonLinesPredictor):
         max_sentence_tokens: int = MAX_SENTENCE_TOKENS,
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
-        self.max_sentence_tokens = positive_limit(max_sentence_tokens, "max_sentence_tokens", "the snli_pair predictor")
+        self.max_sentence_tokens = positive_limit(max_sentence_tokens, "max_sentence_tokens", OWNER)
 
     def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
         """The keys (JsonLinesPredictor's check), then each sentence's length (``max_sentence_tokens``).
@@ -48,13 +54,15 @@ class SnliPairPredictor(JsonLinesPredictor):
         Premises and hypotheses over the limit are refused; a batch goes through the model in passes
         of bounded padded size (README, "Input limits")."""
         super().check_input(record, where)
+        assert isinstance(record, dict)  # JsonLinesPredictor.check_input raised otherwise
+        tokenizer: Tokenizer = getattr(self._dataset_reader, "tokenizer")  # snli_reader's, or a reader like it
         for key in ("premise", "hypothesis"):
-            count = len(self._dataset_reader.tokenizer.tokenize(record[key]))  # type: ignore[attr-defined,index]
+            count = len(tokenizer.tokenize(record[key]))
             check_at_most(
                 count,
                 self.max_sentence_tokens,
                 f"tokens in the {key}",
-                "the snli_pair predictor",
+                OWNER,
                 f"shorten the {key}",
                 predictor_args("max_sentence_tokens", count),
                 where,
@@ -69,7 +77,7 @@ class SnliPairPredictor(JsonLinesPredictor):
 
     def _answer(self, output: Dict[str, Any]) -> Dict[str, Any]:
         """The predicted label and {label name: probability} (names in the vocabulary's order)."""
-        namespace = self._model.label_namespace  # type: ignore[attr-defined]
+        namespace: str = getattr(self._model, "label_namespace")  # snli_model's
         names = self._model.vocab.get_index_to_token_vocabulary(namespace)
         probs = [float(p) for p in output["label_probs"]]
         return {"label": output["label"], "label_probs": {names[i]: p for i, p in enumerate(probs)}}

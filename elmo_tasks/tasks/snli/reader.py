@@ -16,20 +16,18 @@ split in either order: ``dev.jsonl.gz#train#sample=0.1`` is a 10% sample of the 
 readers in :mod:`elmo_tasks.tasks.data_selection`.
 """
 
-import gzip
 import json
 import logging
 from typing import Any, Dict, Iterable, Iterator, Optional, Tuple
 
 from allennlp.common.checks import ConfigurationError
-from allennlp.common.file_utils import cached_path
 from allennlp.data import DatasetReader, Instance, TokenIndexer, Tokenizer
 from allennlp.data.fields import LabelField, MetadataField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
-from elmo_tasks.tasks import data_selection
-from elmo_tasks.tasks.data_selection import DataPathError, DataSelection
+from elmo_tasks.tasks.data_files import DataFileError, read_lines
 from elmo_tasks.tasks.data_selection import in_holdout as in_holdout  # re-exported: the split rule
+from elmo_tasks.tasks.data_selection import split_path
 from elmo_tasks.tokenization import SpacyBlankTokenizer
 from elmo_tasks.wording import counted
 
@@ -39,47 +37,34 @@ LABELS = ("entailment", "neutral", "contradiction")
 NO_CONSENSUS = "-"
 
 
-class SnliFormatError(ValueError):
-    """A line of an SNLI file that cannot be read; the message names file, line and problem."""
-
-
-def split_path(file_path: str) -> Tuple[str, DataSelection]:
-    """``"dev.jsonl.gz#train"`` -> ``("dev.jsonl.gz", DataSelection(split="train"))``; a bad suffix is
-    a ConfigurationError, as it was before the suffixes were shared with the other readers."""
-    try:
-        return data_selection.split_path(file_path, "SNLI")
-    except DataPathError as error:
-        raise ConfigurationError(str(error)) from None
-
-
-def _open_text(path: str):
-    if path.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, "r", encoding="utf-8")
+#: The name of SNLI data errors before they were one class for every reader (kept for code that catches it).
+SnliFormatError = DataFileError
+#: Starts the messages about a data path's suffixes.
+DATASET = "SNLI"
 
 
 def parse_line(line: str, where: str) -> Dict[str, str]:
-    """The premise, hypothesis and gold label of one jsonl line, or a SnliFormatError."""
+    """The premise, hypothesis and gold label of one jsonl line, or a DataFileError naming ``where``."""
     try:
         record: Any = json.loads(line)
     except json.JSONDecodeError as error:
-        raise SnliFormatError(
+        raise DataFileError(
             f"{where}: not valid JSON ({error.msg} at column {error.colno}); each line must be one SNLI json object"
         ) from None
     if not isinstance(record, dict):
-        raise SnliFormatError(f"{where}: expected a JSON object, got {type(record).__name__}")
+        raise DataFileError(f"{where}: expected a JSON object, got {type(record).__name__}")
     missing = [key for key in ("sentence1", "sentence2", "gold_label") if key not in record]
     if missing:
-        raise SnliFormatError(
+        raise DataFileError(
             f"{where}: missing field(s) {', '.join(missing)}; SNLI lines need "
             "sentence1 (premise), sentence2 (hypothesis) and gold_label"
         )
     for key in ("sentence1", "sentence2", "gold_label"):
         if not isinstance(record[key], str):
-            raise SnliFormatError(f"{where}: field {key} must be a string, got {record[key]!r}")
+            raise DataFileError(f"{where}: field {key} must be a string, got {record[key]!r}")
     label = record["gold_label"]
     if label != NO_CONSENSUS and label not in LABELS:
-        raise SnliFormatError(f"{where}: unknown gold_label {label!r}; expected one of {', '.join(LABELS)} or '-'")
+        raise DataFileError(f"{where}: unknown gold_label {label!r}; expected one of {', '.join(LABELS)} or '-'")
     return {
         "premise": record["sentence1"],
         "hypothesis": record["sentence2"],
@@ -94,19 +79,18 @@ def selected_pairs(
     """``(line number, pair)`` of every pair a data path selects (its ``#train``/``#holdout``/
     ``#sample=P`` suffixes) that has a gold label, in file order. ``counts`` receives how many
     pairs were ``not_selected``, how many had ``no_consensus`` (gold label ``-``) and the ``suffix``."""
-    path, selection = split_path(file_path)
+    path, selection = split_path(file_path, DATASET)
     counts.update(not_selected=0, no_consensus=0, suffix=selection.suffix)
-    with _open_text(cached_path(path)) as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            pair = parse_line(line, f"{path}, line {line_number}")
-            if not selection.keeps(pair["premise"], pair["premise"], holdout_modulus):
-                counts["not_selected"] += 1
-            elif pair["label"] == NO_CONSENSUS:
-                counts["no_consensus"] += 1
-            else:
-                yield line_number, pair
+    for line_number, line in enumerate(read_lines(path), start=1):
+        if not line.strip():
+            continue
+        pair = parse_line(line, f"{path}, line {line_number}")
+        if not selection.keeps(pair["premise"], pair["premise"], holdout_modulus):
+            counts["not_selected"] += 1
+        elif pair["label"] == NO_CONSENSUS:
+            counts["no_consensus"] += 1
+        else:
+            yield line_number, pair
 
 
 @DatasetReader.register("snli_jsonl")
@@ -135,14 +119,14 @@ class SnliJsonlReader(DatasetReader):
         self.holdout_modulus = holdout_modulus
 
     def _read(self, file_path: str) -> Iterable[Instance]:
-        path = split_path(file_path)[0]
+        path = split_path(file_path, DATASET)[0]
         counts: Dict[str, int] = {}
         kept = 0
         for line_number, pair in selected_pairs(file_path, self.holdout_modulus, counts):
             try:
                 instance = self.text_to_instance(pair["premise"], pair["hypothesis"], pair["label"], pair["pair_id"])
-            except SnliFormatError as error:
-                raise SnliFormatError(f"{path}, line {line_number}: {error}") from None
+            except ValueError as error:  # a pair without tokens
+                raise DataFileError(f"{path}, line {line_number}: {error}") from None
             kept += 1
             yield instance
         not_read = counted(counts["not_selected"], "pair")
@@ -150,7 +134,7 @@ class SnliJsonlReader(DatasetReader):
         skipped = counts["no_consensus"]
         logger.info("SNLI %s: read %s, skipped %d with gold label '-'%s", path, counted(kept, "pair"), skipped, side)
 
-    def text_to_instance(  # type: ignore[override]
+    def text_to_instance(
         self,
         premise: str,
         hypothesis: str,
@@ -161,7 +145,7 @@ class SnliJsonlReader(DatasetReader):
         hypothesis_tokens = self.tokenizer.tokenize(hypothesis)
         for name, text, tokens in (("premise", premise, premise_tokens), ("hypothesis", hypothesis, hypothesis_tokens)):
             if not tokens:
-                raise SnliFormatError(f"the {name} {text!r} has no tokens; both sentences of a pair must contain text")
+                raise ValueError(f"the {name} {text!r} has no tokens; both sentences of a pair must contain text")
         fields: Dict[str, Any] = {
             "premise": TextField(premise_tokens, self.token_indexers),
             "hypothesis": TextField(hypothesis_tokens, self.token_indexers),

@@ -5,9 +5,10 @@ sequence, on the input of every GRU and every attention):
 
 1. Embedding: the ``text_field_embedder`` (words + character CNN, and ELMo at the input).
 2. Contextual encoder ``phrase_layer``, shared by question and passage. **ELMo at the output**
-   goes here: its second mix (``take_representations()[1]`` of the same biLM pass) is
-   concatenated to this biRNN's output for question and passage, which is where Peters et al.
-   (2018, section 3.3) put it ("replacing h_k with [h_k; ELMo_k]" at the task biRNN's output).
+   goes here: its second mix of the same biLM pass (returned with the embedding by
+   ``ElmoAtOutput.embed``) is concatenated to this biRNN's output for question and passage, which
+   is where Peters et al. (2018, section 3.3) put it ("replacing h_k with [h_k; ELMo_k]" at the
+   task biRNN's output).
 3. Bi-attention: trilinear similarity ``w . [p; q; p*q]``; passage-to-question attention ``c``;
    question-to-passage attention ``q_c`` from the max similarity per passage word; then
    ``ReLU(W [p; c; p*c; q_c*c])`` (width ``attention_dim``).
@@ -27,12 +28,13 @@ and encoded up to the bi-attention once (the embedder sees each distinct passage
 batch; with a frozen biLM its cache then holds each distinct passage once per epoch).
 
 Outputs: ``span_start_logits``, ``span_start_probs``, ``span_end_logits``, ``span_end_probs``,
-``best_span`` (inclusive token indices), ``best_span_prob``; with metadata also
-``best_span_str`` (the passage text between the span's character offsets), ``question_id`` and
-``answer_offsets`` (character start, end-exclusive, in the passage).
+``best_span`` (inclusive token indices), ``best_span_prob``, and the instances' ``metadata`` when
+given; ``make_output_human_readable`` adds from them ``best_span_str`` (the passage text between
+the span's character offsets), ``answer_offsets`` (character start, end-exclusive, in the passage)
+and ``question_id``.
 """
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union, cast
 
 import torch
 from allennlp.common import Lazy
@@ -52,13 +54,13 @@ from allennlp.nn.util import (
     weighted_sum,
 )
 
-from elmo_tasks.modules.elmo_token_embedder import (
-    elmo_at_output as elmo_at_output_embedder,
-)
+from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice
 from elmo_tasks.tasks.squad.metric import SquadEmAndF1
+from elmo_tasks.tasks.squad.names import MODEL, OLD_MODEL, PREDICTOR
 
 
-@Model.register("bidaf_self_attention", constructor="from_partial_objects")
+@Model.register(MODEL, constructor="from_partial_objects")
+@Model.register(OLD_MODEL, constructor="from_partial_objects")
 class BidafSelfAttention(Model):
     """Extractive QA: the answer is a span of the passage (see the module docstring).
 
@@ -69,12 +71,13 @@ class BidafSelfAttention(Model):
     span_start_encoder, span_end_encoder : the GRUs predicting start, then end.
     attention_dim : width of the two ReLU layers after bi-attention and self-attention.
     elmo_at_output : concatenate ELMo's second mix to ``phrase_layer``'s output; needs a
-        ``fast_elmo`` embedder with ``num_output_representations >= 2``.
+        ``fast_elmo`` embedder with ``num_output_representations >= 2``. True in a config;
+        ``from_partial_objects`` builds the ``ElmoAtOutput`` once and passes it on.
     dropout : variational dropout rate.
     max_span_length : longest span (in tokens) the decoder may return.
     """
 
-    default_predictor = "squad_qa"
+    default_predictor = PREDICTOR
 
     def __init__(
         self,
@@ -85,7 +88,7 @@ class BidafSelfAttention(Model):
         span_start_encoder: Seq2SeqEncoder,
         span_end_encoder: Seq2SeqEncoder,
         attention_dim: int = 200,
-        elmo_at_output: bool = False,
+        elmo_at_output: Union[bool, ElmoAtOutput, None] = False,
         dropout: float = 0.2,
         max_span_length: int = 17,
         initializer: InitializerApplicator = InitializerApplicator(),
@@ -93,14 +96,15 @@ class BidafSelfAttention(Model):
     ) -> None:
         super().__init__(vocab, **kwargs)
         if max_span_length < 1:
-            raise ConfigurationError(f"bidaf_self_attention: max_span_length must be >= 1, got {max_span_length}")
+            raise ConfigurationError(f"{MODEL}: max_span_length must be >= 1, got {max_span_length}")
         self.text_field_embedder = text_field_embedder
         self.phrase_layer = phrase_layer
         self.residual_encoder = residual_encoder
         self.span_start_encoder = span_start_encoder
         self.span_end_encoder = span_end_encoder
         self.max_span_length = max_span_length
-        self._elmo = elmo_at_output_embedder(text_field_embedder, "bidaf_self_attention") if elmo_at_output else None
+        self._elmo_at_output = ElmoAtOutput.for_model(elmo_at_output, text_field_embedder, MODEL)
+        accept_state_dicts_with_elmo_twice(self)
 
         check_dimensions_match(
             text_field_embedder.get_output_dim(),
@@ -108,7 +112,9 @@ class BidafSelfAttention(Model):
             "text field embedding dim",
             "phrase_layer input dim",
         )
-        encoded_dim = phrase_layer.get_output_dim() + (self._elmo.get_output_dim() if self._elmo else 0)
+        encoded_dim = phrase_layer.get_output_dim()
+        if self._elmo_at_output is not None:
+            encoded_dim += self._elmo_at_output.get_output_dim()
         self.bi_attention = LinearMatrixAttention(encoded_dim, encoded_dim, "x,y,x*y")
         self.attention_projection = torch.nn.Linear(4 * encoded_dim, attention_dim)
         check_dimensions_match(
@@ -150,6 +156,7 @@ class BidafSelfAttention(Model):
         regularizer: Optional[RegularizerApplicator] = None,
     ) -> "BidafSelfAttention":
         """Builds the GRUs with input sizes derived from the embedder and ``attention_dim``."""
+        output_elmo = ElmoAtOutput(text_field_embedder, MODEL) if elmo_at_output else None
         start_encoder = span_start_encoder.construct(input_size=attention_dim)
         return cls(
             vocab=vocab,
@@ -159,7 +166,7 @@ class BidafSelfAttention(Model):
             span_start_encoder=start_encoder,
             span_end_encoder=span_end_encoder.construct(input_size=attention_dim + start_encoder.get_output_dim()),
             attention_dim=attention_dim,
-            elmo_at_output=elmo_at_output,
+            elmo_at_output=output_elmo,
             dropout=dropout,
             max_span_length=max_span_length,
             initializer=initializer,
@@ -167,9 +174,11 @@ class BidafSelfAttention(Model):
         )
 
     def _encode(self, text: TextFieldTensors, mask: torch.BoolTensor) -> torch.Tensor:
-        """Embedding, the shared GRU and (with ELMo at the output) ELMo's second mix."""
-        embedded = self.text_field_embedder(text)
-        output_elmo = self._elmo.take_representations()[1] if self._elmo is not None else None
+        """Embedding, the shared GRU and (with ELMo at the output) ELMo's output mix of the same biLM pass."""
+        if self._elmo_at_output is None:
+            embedded, output_elmo = self.text_field_embedder(text), None
+        else:
+            embedded, output_elmo = self._elmo_at_output.embed(text)
         encoded = self.phrase_layer(self.variational_dropout(embedded), mask)
         if output_elmo is not None:
             encoded = torch.cat([encoded, output_elmo], dim=-1)
@@ -182,10 +191,10 @@ class BidafSelfAttention(Model):
             return self._encode(passage, mask)
         index = torch.tensor(first_rows, device=mask.device)
         distinct = select_rows(passage, index)
-        encoded = self._encode(distinct, mask.index_select(0, index))
+        encoded = self._encode(distinct, cast(torch.BoolTensor, mask.index_select(0, index)))
         return encoded.index_select(0, torch.tensor(row_to_distinct, device=mask.device))
 
-    def forward(  # type: ignore[override]
+    def forward(
         self,
         question: TextFieldTensors,
         passage: TextFieldTensors,
@@ -202,10 +211,11 @@ class BidafSelfAttention(Model):
 
         # Bi-attention.
         similarity = self.bi_attention(dropped_passage, dropped_question)  # (batch, P, Q)
-        passage_to_question = masked_softmax(similarity, question_mask.unsqueeze(1))
+        question_mask_per_word = cast(torch.BoolTensor, question_mask.unsqueeze(1))  # (batch, 1, Q)
+        passage_to_question = masked_softmax(similarity, question_mask_per_word)
         attended_question = weighted_sum(encoded_question, passage_to_question)  # (batch, P, D)
         masked_similarity = replace_masked_values(
-            similarity, question_mask.unsqueeze(1), min_value_of_dtype(similarity.dtype)
+            similarity, question_mask_per_word, min_value_of_dtype(similarity.dtype)
         )
         question_to_passage = masked_softmax(masked_similarity.max(dim=-1).values, passage_mask)
         attended_passage = weighted_sum(encoded_passage, question_to_passage)  # (batch, D)
@@ -227,7 +237,7 @@ class BidafSelfAttention(Model):
         self_similarity = self.self_attention(dropped_residual, dropped_residual)  # (batch, P, P)
         length = passage_mask.size(1)
         not_self = ~torch.eye(length, dtype=torch.bool, device=passage_mask.device).unsqueeze(0)
-        self_weights = masked_softmax(self_similarity, passage_mask.unsqueeze(1) & not_self)
+        self_weights = masked_softmax(self_similarity, cast(torch.BoolTensor, passage_mask.unsqueeze(1) & not_self))
         self_attended = weighted_sum(residual, self_weights)
         merged_self = torch.cat([residual, self_attended, residual * self_attended], dim=-1)
         modeled = attended + torch.relu(self.self_attention_projection(merged_self))
@@ -261,13 +271,24 @@ class BidafSelfAttention(Model):
                 + end_log_probs.gather(1, end_target.unsqueeze(1)).mean()
             )
         if metadata is not None:
-            answers, offsets = span_texts(best_span.tolist(), metadata)
-            output["best_span_str"] = answers
-            output["answer_offsets"] = offsets
-            output["question_id"] = [entry.get("question_id") for entry in metadata]
+            output["metadata"] = metadata
             if all(entry.get("answer_texts") for entry in metadata):
+                answers, _ = span_texts(best_span.tolist(), metadata)
                 self.squad_metrics(answers, [entry["answer_texts"] for entry in metadata])
         return output
+
+    def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
+        """Adds each answer as text, from ``best_span`` and the ``metadata`` of a batch: ``best_span_str``
+        (the passage between the span's character offsets), ``answer_offsets`` (character start,
+        end-exclusive) and ``question_id``. Without metadata there is no text to cut: nothing is added."""
+        metadata = output_dict.get("metadata")
+        if metadata is None:
+            return output_dict
+        answers, offsets = span_texts(output_dict["best_span"].tolist(), metadata)
+        output_dict["best_span_str"] = answers
+        output_dict["answer_offsets"] = offsets
+        output_dict["question_id"] = [entry.get("question_id") for entry in metadata]
+        return output_dict
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         return self.squad_metrics.get_metric(reset)

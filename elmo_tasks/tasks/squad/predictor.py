@@ -10,15 +10,17 @@ official ``{question_id: answer}`` file instead.
 
 from typing import Any, Callable, Dict, List, Optional
 
-from allennlp.common.checks import ConfigurationError
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import DatasetReader, Instance
-from allennlp.data.fields import IndexField
+from allennlp.data.fields import IndexField, MetadataField, TextField
+from allennlp.data.tokenizers import Tokenizer
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
 from elmo_tasks.tasks.input_limits import check_at_most, forward_in_bounded_batches, positive_limit, predictor_args
-from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
+from elmo_tasks.tasks.instance_fields import field_of
+from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
+from elmo_tasks.tasks.squad.names import OLD_PREDICTOR, PREDICTOR
 
 #: The longest passage taken, in tokens: self-attention compares every passage token with every other
 #: (XQuAD's longest passage has 579).
@@ -26,14 +28,18 @@ MAX_PASSAGE_TOKENS = 5_000
 #: The longest question taken, in tokens.
 MAX_QUESTION_TOKENS = 1_000
 
+#: Whose limits the messages name.
+OWNER = f"the {PREDICTOR} predictor"
+
 
 def _passage_or_question_length(instance: Instance) -> int:
-    return max(len(instance["passage"]), len(instance["question"]))  # type: ignore[arg-type]
+    return max(len(instance["passage"]), len(instance["question"]))
 
 
-@Predictor.register("squad_qa")
+@Predictor.register(PREDICTOR)
+@Predictor.register(OLD_PREDICTOR)
 class SquadQaPredictor(JsonLinesPredictor):
-    """Extracts the answer span of a question from its passage with a ``bidaf_self_attention`` model."""
+    """Extracts the answer span of a question from its passage with a SQuAD model (``squad_model``)."""
 
     input_keys = {"question": "the question", "passage": "the text that holds the answer"}
 
@@ -46,8 +52,8 @@ class SquadQaPredictor(JsonLinesPredictor):
         max_question_tokens: int = MAX_QUESTION_TOKENS,
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
-        self.max_passage_tokens = positive_limit(max_passage_tokens, "max_passage_tokens", "the squad_qa predictor")
-        self.max_question_tokens = positive_limit(max_question_tokens, "max_question_tokens", "the squad_qa predictor")
+        self.max_passage_tokens = positive_limit(max_passage_tokens, "max_passage_tokens", OWNER)
+        self.max_question_tokens = positive_limit(max_question_tokens, "max_question_tokens", OWNER)
 
     def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
         """The keys (JsonLinesPredictor's check), then the passage's and the question's lengths.
@@ -55,8 +61,9 @@ class SquadQaPredictor(JsonLinesPredictor):
         Longer ones are refused; a batch goes through the model in passes of bounded padded size
         (README, "Input limits")."""
         super().check_input(record, where)
-        tokenizer = self._dataset_reader.tokenizer  # type: ignore[attr-defined]
-        passage, question = (len(tokenizer.tokenize(record[key])) for key in ("passage", "question"))  # type: ignore[index]
+        assert isinstance(record, dict)  # JsonLinesPredictor.check_input raised otherwise
+        tokenizer: Tokenizer = getattr(self._dataset_reader, "tokenizer")  # squad_reader's, or a reader like it
+        passage, question = (len(tokenizer.tokenize(record[key])) for key in ("passage", "question"))
         self._check_lengths(passage, question, True, where)
 
     def _check_lengths(
@@ -75,12 +82,12 @@ class SquadQaPredictor(JsonLinesPredictor):
             (question, self.max_question_tokens, "question", "max_question_tokens", "shorten the question"),
         ):
             raise_with = predictor_args(argument, count) if from_command_line else None
-            check_at_most(count, limit, f"tokens in the {key}", "the squad_qa predictor", advice, raise_with, where)
+            check_at_most(count, limit, f"tokens in the {key}", OWNER, advice, raise_with, where)
 
     def check_instance(self, instance: Instance) -> None:
         """Raises InputTooLong, naming the question id, for a question of a SQuAD file over the limits."""
-        where = f"question {instance['metadata']['question_id']!r}"
-        self._check_lengths(len(instance["passage"]), len(instance["question"]), False, lambda: where)  # type: ignore[arg-type]
+        where = f"question {field_of(instance, 'metadata', MetadataField)['question_id']!r}"
+        self._check_lengths(len(instance["passage"]), len(instance["question"]), False, lambda: where)
 
     def _forward(self, instances: List[Instance]) -> List[Dict[str, Any]]:
         return forward_in_bounded_batches(
@@ -95,8 +102,8 @@ class SquadQaPredictor(JsonLinesPredictor):
             if not isinstance(json_dict.get(key), str) or not json_dict[key].strip()
         ]
         if missing:
-            raise ConfigurationError(
-                f"squad_qa input needs non-empty string fields 'question' and 'passage'; missing, "
+            raise PredictorInputError(
+                f"{PREDICTOR} input needs non-empty string fields 'question' and 'passage'; missing, "
                 f"empty or not a string: {', '.join(missing)} in {str(json_dict)[:300]}"
             )
         return self._dataset_reader.text_to_instance(json_dict["question"], json_dict["passage"])
@@ -105,8 +112,9 @@ class SquadQaPredictor(JsonLinesPredictor):
         """The instance with the predicted span as its gold span (for AllenNLP's interpretation tools)."""
         labeled = instance.duplicate()
         start, end = (int(index) for index in outputs["best_span"])
-        labeled.add_field("span_start", IndexField(start, labeled["passage"]))
-        labeled.add_field("span_end", IndexField(end, labeled["passage"]))
+        passage = field_of(labeled, "passage", TextField)
+        labeled.add_field("span_start", IndexField(start, passage))
+        labeled.add_field("span_end", IndexField(end, passage))
         return [labeled]
 
     @staticmethod
@@ -141,7 +149,7 @@ class SquadQaPredictor(JsonLinesPredictor):
             sanitize(
                 {
                     "question_id": output["question_id"],
-                    "question": " ".join(instance["metadata"]["question_tokens"]),
+                    "question": " ".join(field_of(instance, "metadata", MetadataField)["question_tokens"]),
                     **self._answer(output),
                 }
             )

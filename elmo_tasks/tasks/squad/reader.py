@@ -30,19 +30,24 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from allennlp.common.checks import ConfigurationError
 from allennlp.common.file_utils import cached_path
 from allennlp.data import DatasetReader, Instance, Token, TokenIndexer, Tokenizer
 from allennlp.data.fields import IndexField, MetadataField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
+from elmo_tasks.tasks.data_files import DataFileError, not_utf8
+from elmo_tasks.tasks.data_selection import DataPathError
+from elmo_tasks.tasks.squad.names import READER
 from elmo_tasks.tokenization import SpacyBlankTokenizer
 from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 
 
-class SquadFormatError(ValueError):
-    """A malformed SQuAD file or entry; the message names the file and the question id."""
+#: The name of SQuAD data errors before every data file had one error class (kept for code that catches it).
+#: Its messages name the file and the question id (the official files are one line of json).
+SquadFormatError = DataFileError
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,10 @@ class FoldSelection:
 
 
 def split_path(file_path: str) -> Tuple[str, Optional[FoldSelection]]:
-    """``"x.json#fold=2/4"`` -> ``("x.json", FoldSelection((2,), 4, True))``; no suffix -> ``(path, None)``."""
+    """``"x.json#fold=2/4"`` -> ``("x.json", FoldSelection((2,), 4, True))``; no suffix -> ``(path, None)``.
+
+    A suffix that cannot be read is a DataPathError (a ConfigurationError), as for the other readers'
+    ``#train``/``#holdout``/``#sample=P`` suffixes (:mod:`elmo_tasks.tasks.data_selection`)."""
     path, sep, suffix = str(file_path).rpartition("#")
     if not sep:
         return str(file_path), None
@@ -68,38 +76,43 @@ def split_path(file_path: str) -> Tuple[str, Optional[FoldSelection]]:
     )
     name, eq, spec = suffix.partition("=")
     if name not in ("fold", "folds-except") or not eq:
-        raise ValueError(f"{file_path!r}: unknown suffix '#{suffix}'; {usage}")
+        raise DataPathError(f"{file_path!r}: unknown suffix '#{suffix}'; {usage}")
     folds_text, slash, total_text = spec.partition("/")
     try:
         folds = tuple(int(k) for k in folds_text.split(","))
         num_folds = int(total_text)
     except ValueError:
-        raise ValueError(f"{file_path!r}: cannot read '{spec}'; {usage}") from None
+        raise DataPathError(f"{file_path!r}: cannot read '{spec}'; {usage}") from None
     if not slash or num_folds < 2 or any(not 1 <= k <= num_folds for k in folds):
-        raise ValueError(f"{file_path!r}: '{spec}' is not a valid fold; {usage}")
+        raise DataPathError(f"{file_path!r}: '{spec}' is not a valid fold; {usage}")
     if name == "fold" and len(folds) != 1:
-        raise ValueError(f"{file_path!r}: '#fold=' takes one fold; {usage}")
+        raise DataPathError(f"{file_path!r}: '#fold=' takes one fold; {usage}")
     return path, FoldSelection(folds, num_folds, keep_selected=name == "fold")
 
 
 def load_articles(file_path: str) -> List[Dict[str, Any]]:
     """The articles of a SQuAD v1.1 json file, restricted to the fold its path suffix names."""
     path, selection = split_path(file_path)
+    with open(cached_path(path), "rb") as handle:
+        data = handle.read()
     try:
-        with open(cached_path(path), "r", encoding="utf-8") as handle:
-            dataset = json.load(handle)
+        dataset = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        before = data[data.rfind(b"\n", 0, error.start) + 1 : error.start].decode("utf-8", errors="replace")
+        raise DataFileError(f"{path}, line {line}: {not_utf8(len(before))}") from None
     except json.JSONDecodeError as error:
-        raise SquadFormatError(
-            f"{path}: not valid JSON ({error.msg}, line {error.lineno}); "
+        raise DataFileError(
+            f"{path}, line {error.lineno}: not valid JSON ({error.msg}, column {error.colno}); "
             'expected a SQuAD v1.1 file {"version", "data": [articles]}'
         ) from None
     if not isinstance(dataset, dict) or not isinstance(dataset.get("data"), list):
-        raise SquadFormatError(f"{path}: expected a JSON object with a 'data' list of articles (SQuAD v1.1 format)")
+        raise DataFileError(f"{path}: expected a JSON object with a 'data' list of articles (SQuAD v1.1 format)")
     articles = dataset["data"]
     if selection is None:
         return articles
     if len(articles) < selection.num_folds:
-        raise SquadFormatError(
+        raise DataFileError(
             f"{file_path}: {counted(len(articles), 'article')} cannot be split into {selection.num_folds} folds; "
             "use fewer folds"
         )
@@ -120,12 +133,12 @@ def iter_questions(articles: Sequence[Dict[str, Any]], where: str) -> Iterable[S
     for article_number, article in enumerate(articles):
         paragraphs = article.get("paragraphs") if isinstance(article, dict) else None
         if not isinstance(paragraphs, list):
-            raise SquadFormatError(f"{where}: article {article_number} has no 'paragraphs' list")
+            raise DataFileError(f"{where}: article {article_number} has no 'paragraphs' list")
         for paragraph in paragraphs:
             passage = paragraph.get("context")
             qas = paragraph.get("qas")
             if not isinstance(passage, str) or not isinstance(qas, list):
-                raise SquadFormatError(
+                raise DataFileError(
                     f"{where}: a paragraph of article {article.get('title', article_number)!r} "
                     "needs a 'context' string and a 'qas' list"
                 )
@@ -136,24 +149,24 @@ def iter_questions(articles: Sequence[Dict[str, Any]], where: str) -> Iterable[S
 def _checked_question(qa: Any, passage: str, where: str) -> SquadQuestion:
     question_id = qa.get("id") if isinstance(qa, dict) else None
     if not isinstance(question_id, str):
-        raise SquadFormatError(f"{where}: a question has no string 'id': {str(qa)[:200]}")
+        raise DataFileError(f"{where}: a question has no string 'id': {str(qa)[:200]}")
     here = f"{where}, question id {question_id}"
     question = qa.get("question")
     if not isinstance(question, str) or not question.strip():
-        raise SquadFormatError(f"{here}: 'question' must be a non-empty string")
+        raise DataFileError(f"{here}: 'question' must be a non-empty string")
     answers = qa.get("answers", [])
     if not isinstance(answers, list):
-        raise SquadFormatError(f'{here}: \'answers\' must be a list of {{"text", "answer_start"}}')
+        raise DataFileError(f'{here}: \'answers\' must be a list of {{"text", "answer_start"}}')
     starts, texts = [], []
     for answer in answers:
         text = answer.get("text") if isinstance(answer, dict) else None
         start = answer.get("answer_start") if isinstance(answer, dict) else None
         if not isinstance(text, str) or not isinstance(start, int) or isinstance(start, bool):
-            raise SquadFormatError(
+            raise DataFileError(
                 f"{here}: each answer needs 'text' (string) and 'answer_start' (integer); got {answer!r}"
             )
         if not text.strip() or start < 0 or passage[start : start + len(text)] != text:
-            raise SquadFormatError(
+            raise DataFileError(
                 f"{here}: answer {text!r} is not at character {start} of the passage (found "
                 f"{passage[max(start, 0) : max(start, 0) + len(text)]!r}); 'answer_start' must index the "
                 "answer text in 'context'"
@@ -166,12 +179,22 @@ def _checked_question(qa: Any, passage: str, where: str) -> SquadQuestion:
 def char_span_to_token_span(tokens: Sequence[Token], start: int, end: int) -> Tuple[Tuple[int, int], bool]:
     """Inclusive token span covering characters ``[start, end)``, and whether it is exact
     (the answer starts at the first token's start and ends at the last token's end)."""
-    first = next((i for i, token in enumerate(tokens) if token.idx_end > start), None)
-    last = next((i for i in range(len(tokens) - 1, -1, -1) if tokens[i].idx < end), None)
+    first = next((i for i, token in enumerate(tokens) if _character_offsets(token)[1] > start), None)
+    last = next((i for i in range(len(tokens) - 1, -1, -1) if _character_offsets(tokens[i])[0] < end), None)
     if first is None or last is None or last < first:
         raise ValueError(f"no token overlaps characters {start}-{end}")
-    exact = tokens[first].idx == start and tokens[last].idx_end == end
+    exact = _character_offsets(tokens[first])[0] == start and _character_offsets(tokens[last])[1] == end
     return (first, last), exact
+
+
+def _character_offsets(token: Token) -> Tuple[int, int]:
+    """Where ``token`` starts and ends (exclusive) in the passage; answers are found by these offsets."""
+    if token.idx is None or token.idx_end is None:
+        raise ConfigurationError(
+            f"{READER}: the tokenizer gave the token {token.text!r} no character offsets; use a tokenizer "
+            "that keeps them, such as spacy_blank (the default)"
+        )
+    return token.idx, token.idx_end
 
 
 @DatasetReader.register("squad_v1")
@@ -193,7 +216,7 @@ class SquadV1Reader(DatasetReader):
     ) -> None:
         super().__init__(**kwargs)
         if passage_length_limit is not None and passage_length_limit < 1:
-            raise ValueError(f"passage_length_limit must be positive (or null), got {passage_length_limit}")
+            raise ConfigurationError(f"passage_length_limit must be positive (or null), got {passage_length_limit}")
         self.tokenizer = tokenizer or SpacyBlankTokenizer()
         self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
         self.passage_length_limit = passage_length_limit
@@ -216,7 +239,7 @@ class SquadV1Reader(DatasetReader):
                     counts,
                 )
             except ValueError as error:
-                raise SquadFormatError(f"{file_path}, question id {question.question_id}: {error}") from None
+                raise DataFileError(f"{file_path}, question id {question.question_id}: {error}") from None
             if instance is None:
                 continue
             counts["instances"] += 1
@@ -241,7 +264,7 @@ class SquadV1Reader(DatasetReader):
             self._passage_tokens_cache[passage] = self.tokenizer.tokenize(passage)
         return self._passage_tokens_cache[passage]
 
-    def text_to_instance(  # type: ignore[override]
+    def text_to_instance(  # type: ignore[override]  # why: None for a training question whose answer is cut off
         self,
         question: str,
         passage: str,

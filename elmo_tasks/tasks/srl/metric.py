@@ -23,9 +23,9 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from allennlp.training.metrics.metric import Metric
 
+from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.tasks.srl.props import (
     Argument,
-    PropsFormatError,
     PropsSentence,
     arguments_of,
     bio_to_start_end,
@@ -69,7 +69,7 @@ class SrlCounts:
     def add_sentence(self, gold: PropsSentence, predicted: PropsSentence, where: str = "sentence") -> None:
         """Score every gold predicate of a sentence against the predicted props of the same sentence."""
         if len(gold.targets) != len(predicted.targets):
-            raise ValueError(
+            raise DataFileError(
                 f"{where}: the gold sentence has {len(gold.targets)} words but the predicted one has "
                 f"{len(predicted.targets)}; both files must hold the same sentences in the same order"
             )
@@ -168,7 +168,7 @@ def lines_srl_eval_reads(lines: Iterable[str], name: str) -> Iterator[str]:
                 empty_sentence_at = number
             after_blank = True
         elif empty_sentence_at:
-            raise PropsFormatError(
+            raise DataFileError(
                 f"{name}, line {empty_sentence_at}: a blank line that ends no sentence (at the top of the "
                 f"file or after another blank line); srl-eval.pl stops reading there and would not score "
                 f"the sentences from line {number} on. Remove the extra blank line"
@@ -196,7 +196,7 @@ def score_props(
         index += 1
         if gold_sentence is None or predicted_sentence is None:
             shorter = gold_name if gold_sentence is None else predicted_name
-            raise ValueError(
+            raise DataFileError(
                 f"{shorter} ends after {counted(index - 1, 'sentence')} but the other file has more; "
                 "both props files must hold the same sentences in the same order"
             )
@@ -221,7 +221,9 @@ class SrlEvalMetric(Metric):
     def __init__(self) -> None:
         self._counts = SrlCounts()
 
-    def __call__(self, predicted_bio: List[List[str]], gold_columns: List[List[str]]) -> None:  # type: ignore[override]
+    def __call__(  # type: ignore[override]  # why: a Metric takes what its task scores, not Metric's tensors
+        self, predicted_bio: List[List[str]], gold_columns: List[List[str]]
+    ) -> None:
         for tags, gold in zip(predicted_bio, gold_columns):
             self._counts.add_proposition(gold, bio_to_start_end(tags))
 

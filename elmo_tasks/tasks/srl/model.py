@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional
 
 import torch
 from allennlp.common import Lazy
-from allennlp.common.checks import ConfigurationError
+from allennlp.common.checks import ConfigurationError, check_dimensions_match
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
 from allennlp.modules import Seq2SeqEncoder, TextFieldEmbedder, TimeDistributed
@@ -30,11 +30,13 @@ from allennlp.nn.util import (
 )
 
 from elmo_tasks.tasks.srl.metric import SrlEvalMetric
+from elmo_tasks.tasks.srl.names import MODEL, OLD_MODEL, PREDICTOR, READER
 from elmo_tasks.tasks.srl.props import bio_to_start_end
 from elmo_tasks.tasks.srl.reader import ROLE_NAMESPACE
 
 
-@Model.register("srl_elmo", constructor="from_partial_objects")
+@Model.register(MODEL, constructor="from_partial_objects")
+@Model.register(OLD_MODEL, constructor="from_partial_objects")
 class SrlElmo(Model):
     """BIO tagger for the arguments of one predicate.
 
@@ -50,10 +52,17 @@ class SrlElmo(Model):
         metric scores the gold props themselves, and constrained decoding never predicts the
         padding or unknown entries).
 
-    Outputs: ``logits``, ``class_probabilities``, ``mask`` and, from ``make_output_human_readable``,
-    ``tags`` (constrained Viterbi path as tag strings), ``props`` (the same as a props column) and
-    ``description`` (``[ARG0: The cat] [V: chased] ...``).
+    Outputs: ``logits``, ``class_probabilities``, ``mask`` and, outside training, ``tags`` (the
+    constrained Viterbi path of each row, tag ids: decoding every training batch would slow
+    training down). ``make_output_human_readable`` turns ``tags`` into tag strings (decoding first
+    if need be), adds ``props`` (the same as a props column) and ``description``
+    (``[ARG0: The cat] [V: chased] ...``), and drops the scores.
     """
+
+    default_predictor = PREDICTOR
+    # buffers (not saved): the allowed BIO transitions and starts, for constrained decoding
+    _transitions: torch.Tensor
+    _start_transitions: torch.Tensor
 
     def __init__(
         self,
@@ -67,16 +76,14 @@ class SrlElmo(Model):
         regularizer: Optional[RegularizerApplicator] = None,
         **kwargs: Any,
     ) -> None:
+        # kwargs: what AllenNLP hands every Model (serialization_dir, ddp_accelerator).
         super().__init__(vocab, regularizer, **kwargs)
-        expected = text_field_embedder.get_output_dim() + predicate_embedding_dim
-        if encoder.get_input_dim() != expected:
-            raise ConfigurationError(
-                f"srl_elmo: the encoder takes {encoder.get_input_dim()}-d input but the embedder "
-                f"({text_field_embedder.get_output_dim()}) "
-                f"plus the predicate embedding ({predicate_embedding_dim}) give {expected}; leave "
-                "input_size out of the "
-                "encoder config (it is derived) or fix it"
-            )
+        check_dimensions_match(
+            text_field_embedder.get_output_dim() + predicate_embedding_dim,
+            encoder.get_input_dim(),
+            "the text_field_embedder's output dim plus predicate_embedding_dim",
+            "the encoder's input_size (leave it out of the encoder's config: the model derives it)",
+        )
         self.text_field_embedder = text_field_embedder
         self.predicate_embedding = torch.nn.Embedding(2, predicate_embedding_dim)
         self.encoder = encoder
@@ -84,7 +91,10 @@ class SrlElmo(Model):
         self.label_namespace = label_namespace
         labels = vocab.get_index_to_token_vocabulary(label_namespace)
         if not labels:
-            raise ConfigurationError(f"srl_elmo: the vocabulary has no tags in namespace '{label_namespace}'")
+            raise ConfigurationError(
+                f"{MODEL}: the vocabulary has no tags in namespace '{label_namespace}': set label_namespace to "
+                f"the namespace of the reader's tag field ({READER}'s is '{ROLE_NAMESPACE}')"
+            )
         self.num_tags = len(labels)
         self.tag_projection = TimeDistributed(torch.nn.Linear(encoder.get_output_dim(), self.num_tags))
         transitions, start = self.bio_constraints(labels)
@@ -104,20 +114,17 @@ class SrlElmo(Model):
         label_namespace: str = ROLE_NAMESPACE,
         initializer: InitializerApplicator = InitializerApplicator(),
         regularizer: Optional[RegularizerApplicator] = None,
-        **kwargs: Any,
     ) -> "SrlElmo":
         """Build the encoder for the embedder's width plus the predicate embedding."""
-        built = encoder.construct(input_size=text_field_embedder.get_output_dim() + predicate_embedding_dim)
         return cls(
-            vocab,
-            text_field_embedder,
-            built,
-            predicate_embedding_dim,
-            embedding_dropout,
-            label_namespace,
-            initializer,
-            regularizer,
-            **kwargs,
+            vocab=vocab,
+            text_field_embedder=text_field_embedder,
+            encoder=encoder.construct(input_size=text_field_embedder.get_output_dim() + predicate_embedding_dim),
+            predicate_embedding_dim=predicate_embedding_dim,
+            embedding_dropout=embedding_dropout,
+            label_namespace=label_namespace,
+            initializer=initializer,
+            regularizer=regularizer,
         )
 
     @staticmethod
@@ -134,7 +141,7 @@ class SrlElmo(Model):
                 start[following] = 0.0
         return transitions, start
 
-    def forward(  # type: ignore[override]
+    def forward(
         self,
         tokens: TextFieldTensors,
         predicate_indicator: torch.LongTensor,
@@ -149,18 +156,18 @@ class SrlElmo(Model):
         logits = self.tag_projection(encoded)
         probabilities = torch.softmax(logits, dim=-1)
         output: Dict[str, Any] = {"logits": logits, "class_probabilities": probabilities, "mask": mask}
+        if not self.training:
+            output["tags"] = self.decode_paths(probabilities, mask)
         if tags is not None:
             output["loss"] = sequence_cross_entropy_with_logits(logits, tags, mask)
-            if not self.training and metadata is not None and "gold_props" in metadata[0]:
-                paths = self.decode_paths(probabilities, mask)
-                predicted = [[self.vocab.get_token_from_index(t, self.label_namespace) for t in p] for p in paths]
-                self.srl_eval(predicted, [item["gold_props"] for item in metadata])
+            if "tags" in output and metadata is not None and "gold_props" in metadata[0]:
+                self.srl_eval(self.tag_strings(output["tags"]), [item["gold_props"] for item in metadata])
         if metadata is not None:
             output["words"] = [item["words"] for item in metadata]
             output["predicate_index"] = [item["predicate_index"] for item in metadata]
         return output
 
-    def decode_paths(self, probabilities: torch.Tensor, mask: torch.Tensor) -> List[List[int]]:
+    def decode_paths(self, probabilities: torch.Tensor, mask: torch.BoolTensor) -> List[List[int]]:
         """The best valid BIO path of each row (Viterbi over log-probabilities)."""
         lengths = get_lengths_from_binary_sequence_mask(mask).tolist()
         log_probabilities = torch.log(probabilities.detach().cpu().clamp_min(1e-30))
@@ -171,10 +178,16 @@ class SrlElmo(Model):
             paths.append(path)
         return paths
 
+    def tag_strings(self, paths: List[List[int]]) -> List[List[str]]:
+        """Tag ids to tag strings, row by row."""
+        return [[self.vocab.get_token_from_index(tag, self.label_namespace) for tag in path] for path in paths]
+
     def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
-        """Adds ``tags``, ``props`` and (when the words are known) ``description`` per row."""
-        paths = self.decode_paths(output_dict["class_probabilities"], output_dict["mask"])
-        tags = [[self.vocab.get_token_from_index(t, self.label_namespace) for t in path] for path in paths]
+        """``tags`` as strings, and ``props`` and (when the words are known) ``description`` per row."""
+        paths = output_dict.get("tags")
+        if paths is None:  # an output of training mode
+            paths = self.decode_paths(output_dict["class_probabilities"], output_dict["mask"])
+        tags = self.tag_strings(paths)
         output_dict["tags"] = tags
         output_dict["props"] = [bio_to_start_end(row) for row in tags]
         if "words" in output_dict:
@@ -192,8 +205,6 @@ class SrlElmo(Model):
         if self.training:
             return {}
         return self.srl_eval.get_metric(reset=reset)
-
-    default_predictor = "srl"
 
 
 def describe(words: List[str], tags: List[str]) -> str:

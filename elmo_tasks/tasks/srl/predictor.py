@@ -4,12 +4,14 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import DatasetReader, Instance
-from allennlp.data.fields import SequenceLabelField
+from allennlp.data.fields import SequenceLabelField, TextField
 from allennlp.models import Model
 from allennlp.predictors.predictor import Predictor
 
 from elmo_tasks.tasks.input_limits import bounded_batches, check_at_most, positive_limit, predictor_args
+from elmo_tasks.tasks.instance_fields import field_of
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
+from elmo_tasks.tasks.srl.names import PREDICTOR
 from elmo_tasks.tasks.srl.reader import ROLE_NAMESPACE
 from elmo_tasks.tasks.srl.sentence_prediction import TOKENS_PER_BATCH, predict_predicates
 from elmo_tasks.tasks.srl.verbs import FoundVerbs, PosVerbFinder
@@ -19,8 +21,11 @@ from elmo_tasks.tokenization import blank_english_tokenizer
 #: holds one tag per token for every predicate (tokens x predicates), so a limit keeps it bounded too.
 MAX_SENTENCE_TOKENS = 4_000
 
+#: Whose limits the messages name.
+OWNER = f"the {PREDICTOR} predictor"
 
-@Predictor.register("srl")
+
+@Predictor.register(PREDICTOR)
 class SrlPredictor(JsonLinesPredictor):
     """Input lines ``{"sentence": "raw text", "verbs": [token indices]}`` (``verbs`` optional).
 
@@ -59,29 +64,30 @@ class SrlPredictor(JsonLinesPredictor):
         super().__init__(model, dataset_reader)
         self._tokenizer = blank_english_tokenizer()
         self._verb_finder = verb_finder if verb_finder is not None else PosVerbFinder()
-        self.max_sentence_tokens = positive_limit(max_sentence_tokens, "max_sentence_tokens", "the srl predictor")
-        self.tokens_per_batch = positive_limit(tokens_per_batch, "tokens_per_batch", "the srl predictor")
+        self.max_sentence_tokens = positive_limit(max_sentence_tokens, "max_sentence_tokens", OWNER)
+        self.tokens_per_batch = positive_limit(tokens_per_batch, "tokens_per_batch", OWNER)
 
     def predict(self, sentence: str) -> JsonDict:
         return self.predict_json({"sentence": sentence})
 
     def _tokenize(self, sentence: str) -> List[str]:
-        return [token.text for token in self._tokenizer.tokenize(sentence)]
+        return [token.ensure_text() for token in self._tokenizer.tokenize(sentence)]
 
     def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
         """The keys (JsonLinesPredictor's check), then the sentence's length (``max_sentence_tokens``)."""
         super().check_input(record, where)
-        words = self._tokenize(record["sentence"])  # type: ignore[index]
+        assert isinstance(record, dict)  # JsonLinesPredictor.check_input raised otherwise
+        words = self._tokenize(record["sentence"])
         check_at_most(
             len(words),
             self.max_sentence_tokens,
             "tokens in the sentence",
-            "the srl predictor",
+            OWNER,
             "split it into sentences (each is labelled on its own)",
             predictor_args("max_sentence_tokens", len(words)),
             where,
         )
-        verbs = record.get("verbs", [])  # type: ignore[union-attr]  (optional: the predicates' token indices)
+        verbs = record.get("verbs", [])  # optional: the predicates' token indices
         if not (isinstance(verbs, list) and all(type(v) is int and 0 <= v < len(words) for v in verbs)):
             raise PredictorInputError(
                 f'{where() if where is not None else "input"}: "verbs" must be a list of token indices between 0 and '
@@ -93,18 +99,18 @@ class SrlPredictor(JsonLinesPredictor):
         self.check_input(json_dict)
         sentence = json_dict.get("sentence") if isinstance(json_dict, dict) else None
         if not isinstance(sentence, str):
-            raise ValueError(
+            raise PredictorInputError(
                 f'each input line must be a JSON object with a "sentence" string and optionally '
                 f'"verbs" (a list of token indices); got {json_dict!r}'
             )
         words = self._tokenize(sentence)
         if not words:
-            raise ValueError(f"the sentence has no tokens: {sentence!r}")
+            raise PredictorInputError(f"the sentence has no tokens: {sentence!r}")
         verbs = json_dict.get("verbs")
         if "verbs" in json_dict and not (
             isinstance(verbs, list) and all(isinstance(v, int) and 0 <= v < len(words) for v in verbs)
         ):
-            raise ValueError(
+            raise PredictorInputError(
                 f'"verbs" must be a list of token indices between 0 and {len(words) - 1} for the '
                 f"{len(words)} tokens {words}; got {verbs!r}"
             )
@@ -126,14 +132,15 @@ class SrlPredictor(JsonLinesPredictor):
         """The first predicate's instance (``allennlp predict`` calls predict_batch_json instead)."""
         [(_sentence, words, verbs, _found)] = self._prepare([json_dict])
         if not verbs:
-            raise ValueError("the sentence has no predicate to label")
+            raise PredictorInputError("the sentence has no predicate to label")
         return self._dataset_reader.text_to_instance(words, verbs[0])
 
     def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, Any]) -> List[Instance]:
         """The instance with the predicted BIO tags as its gold tags (for AllenNLP's interpretation tools)."""
         labeled = instance.duplicate()
         labeled.add_field(
-            "tags", SequenceLabelField(outputs["tags"], labeled["tokens"], label_namespace=ROLE_NAMESPACE)
+            "tags",
+            SequenceLabelField(outputs["tags"], field_of(labeled, "tokens", TextField), label_namespace=ROLE_NAMESPACE),
         )
         return [labeled]
 

@@ -13,15 +13,17 @@ model's decoder read spans the same way the official srl-eval.pl does.
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterator, List, Sequence, TextIO, Tuple
+from typing import Dict, Iterable, Iterator, List, Sequence, TextIO, Tuple
+
+from elmo_tasks.tasks.data_files import DataFileError
 
 OUTSIDE = "O"
 _OPEN = re.compile(r"\(((?:\\\*|[^*(])+)")
 _CLOSE = re.compile(r"([^)]*)\)")
 
 
-class PropsFormatError(ValueError):
-    """A props column or file that cannot be read; the message says where and why."""
+#: The name of props-file errors before every data file had one error class (kept for code that catches it).
+PropsFormatError = DataFileError
 
 
 @dataclass
@@ -71,7 +73,7 @@ def parse_start_end(tags: Sequence[str], where: str = "props column") -> List[Ph
         while not tag.startswith("*"):
             match = _OPEN.match(tag)
             if match is None:
-                raise PropsFormatError(
+                raise DataFileError(
                     f"{where}, word {position + 1}: cannot read {raw!r}; expected '*' optionally "
                     "preceded by '(LABEL' and followed by ')'"
                 )
@@ -81,12 +83,12 @@ def parse_start_end(tags: Sequence[str], where: str = "props column") -> List[Ph
         while tag:
             match = _CLOSE.match(tag)
             if match is None:
-                raise PropsFormatError(f"{where}, word {position + 1}: cannot read the closing part of {raw!r}")
+                raise DataFileError(f"{where}, word {position + 1}: cannot read the closing part of {raw!r}")
             if not open_phrases:
-                raise PropsFormatError(f"{where}, word {position + 1}: {raw!r} closes a phrase that was never opened")
+                raise DataFileError(f"{where}, word {position + 1}: {raw!r} closes a phrase that was never opened")
             phrase = open_phrases.pop()
             if match.group(1) and match.group(1) != phrase.label:
-                raise PropsFormatError(
+                raise DataFileError(
                     f"{where}, word {position + 1}: {raw!r} closes {match.group(1)} but the open "
                     f"phrase is {phrase.label}"
                 )
@@ -94,7 +96,7 @@ def parse_start_end(tags: Sequence[str], where: str = "props column") -> List[Ph
             (open_phrases[-1].children if open_phrases else top_level).append(phrase)
             tag = tag[match.end() :]
     if open_phrases:
-        raise PropsFormatError(
+        raise DataFileError(
             f"{where}: {len(open_phrases)} phrase(s) opened but never closed "
             f"({', '.join(p.label for p in open_phrases)})"
         )
@@ -115,7 +117,7 @@ def arguments_of(tags: Sequence[str], where: str = "props column") -> List[Argum
     continuation extends the phrase object it joins wherever that phrase is also a piece.
     """
     heads: List[Phrase] = []
-    latest = {}
+    latest: Dict[str, Phrase] = {}
     for phrase in parse_start_end(tags, where):
         if phrase.label.startswith("C-"):
             base = phrase.label[2:]
@@ -140,7 +142,7 @@ def bio_to_start_end(bio_tags: Sequence[str]) -> List[str]:
             continue
         prefix, label = tag[:2], tag[2:]
         if prefix not in ("B-", "I-") or not label:
-            raise PropsFormatError(f"word {position + 1}: {tag!r} is not a BIO tag (O, B-LABEL or I-LABEL)")
+            raise DataFileError(f"word {position + 1}: {tag!r} is not a BIO tag (O, B-LABEL or I-LABEL)")
         if prefix == "I-" and spans and spans[-1][2] == label and spans[-1][1] == position - 1:
             spans[-1] = (spans[-1][0], position, label)
         else:
@@ -182,37 +184,39 @@ class PropsSentence:
         return [i for i, target in enumerate(self.targets) if target != "-"]
 
 
-def read_props(handle: TextIO, name: str) -> Iterator[PropsSentence]:
-    """The sentences of a props file (blank or whitespace-only lines separate sentences)."""
+def read_props(lines: Iterable[str], name: str) -> Iterator[PropsSentence]:
+    """The sentences of a props file, from its ``lines`` (blank or whitespace-only lines separate sentences)."""
     rows: List[List[str]] = []
     first_line = 0
-    for line_number, line in enumerate(handle, start=1):
+    for line_number, line in enumerate(lines, start=1):
         fields = line.split()
         if fields:
             if not rows:
                 first_line = line_number
             if rows and len(fields) != len(rows[0]):
-                raise PropsFormatError(
+                raise DataFileError(
                     f"{name}, line {line_number}: {len(fields)} columns, but the sentence started at "
                     f"line {first_line} has {len(rows[0])}; every line of a sentence needs the same columns"
                 )
             rows.append(fields)
             continue
         if rows:
-            yield _props_sentence(rows, name, first_line)
+            yield props_sentence(rows, name, first_line)
             rows = []
     if rows:
-        yield _props_sentence(rows, name, first_line)
+        yield props_sentence(rows, name, first_line)
 
 
-def _props_sentence(rows: List[List[str]], name: str, first_line: int) -> PropsSentence:
+def props_sentence(rows: List[List[str]], name: str, first_line: int) -> PropsSentence:
+    """One sentence of props rows (the target column, then one argument column per target), checked:
+    a sentence whose argument columns do not match its targets names ``name`` and ``first_line``."""
     targets = [row[0] for row in rows]
     columns = [[row[k] for row in rows] for k in range(1, len(rows[0]))]
     sentence = PropsSentence(targets, columns, first_line)
     if len(columns) != len(sentence.predicate_positions):
-        raise PropsFormatError(
-            f"{name}, sentence starting at line {first_line}: {len(sentence.predicate_positions)} target "
-            f"verb(s) in the first column but {len(columns)} argument column(s); there must be one per target"
+        raise DataFileError(
+            f"{name}, line {first_line}: the sentence has {len(sentence.predicate_positions)} target verb(s) "
+            f"but {len(columns)} argument column(s); there must be one argument column per target"
         )
     return sentence
 

@@ -25,27 +25,22 @@ shared with the other readers in :mod:`elmo_tasks.tasks.data_selection`):
 """
 
 import glob
-import gzip
 import logging
 import os
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
-from allennlp.common.file_utils import cached_path
-from allennlp.data import DatasetReader, Instance, TokenIndexer
+from allennlp.common.checks import ConfigurationError
+from allennlp.data import DatasetReader, Field, Instance, TokenIndexer
 from allennlp.data.fields import MetadataField, SequenceLabelField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 from allennlp.data.tokenizers import Token
 
-from elmo_tasks.tasks import data_selection
-from elmo_tasks.tasks.data_selection import DataSelection
-from elmo_tasks.tasks.srl.props import (
-    PropsFormatError,
-    PropsSentence,
-    parse_start_end,
-    read_props,
-    start_end_to_bio,
-)
+from elmo_tasks.tasks.data_files import DataFileError, read_lines
+from elmo_tasks.tasks.data_selection import split_path
+from elmo_tasks.tasks.instance_fields import field_of
+from elmo_tasks.tasks.srl.names import OLD_READER, READER
+from elmo_tasks.tasks.srl.props import PropsSentence, parse_start_end, props_sentence, read_props, start_end_to_bio
 from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
@@ -54,8 +49,10 @@ logger = logging.getLogger(__name__)
 ROLE_NAMESPACE = "srl_roles"
 
 
-class SrlFormatError(ValueError):
-    """A line of an SRL data file that cannot be read; the message names file, line and problem."""
+#: The name of SRL data errors before they were one class for every reader (kept for code that catches it).
+SrlFormatError = DataFileError
+#: Starts the messages about a data path's suffixes.
+DATASET = "SRL"
 
 
 @dataclass
@@ -68,42 +65,18 @@ class SrlSentence:
     where: str  # "file, line N" of the sentence's first line
 
 
-def split_path(file_path: str) -> Tuple[str, DataSelection]:
-    """``"dev.gz#train"`` -> ``("dev.gz", DataSelection(split="train"))``; see the module docstring."""
-    return data_selection.split_path(file_path, "SRL")
-
-
-def _open_text(path: str):
-    if path.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, "r", encoding="utf-8")
-
-
 def _blocks(path: str) -> Iterator[Tuple[int, List[Tuple[int, List[str]]]]]:
     """(first line, [(line number, fields)]) per blank-line separated block of a column file."""
     rows: List[Tuple[int, List[str]]] = []
-    with _open_text(path) as handle:
-        for line_number, line in enumerate(handle, start=1):
-            fields = line.split()
-            if fields:
-                rows.append((line_number, fields))
-            elif rows:
-                yield rows[0][0], rows
-                rows = []
+    for line_number, line in enumerate(read_lines(path), start=1):
+        fields = line.split()
+        if fields:
+            rows.append((line_number, fields))
+        elif rows:
+            yield rows[0][0], rows
+            rows = []
     if rows:
         yield rows[0][0], rows
-
-
-def _props_of(rows: List[List[str]], name: str, first_line: int) -> PropsSentence:
-    targets = [row[0] for row in rows]
-    columns = [[row[k] for row in rows] for k in range(1, len(rows[0]))]
-    props = PropsSentence(targets, columns, first_line)
-    if len(columns) != len(props.predicate_positions):
-        raise SrlFormatError(
-            f"{name}, line {first_line}: the sentence has {len(props.predicate_positions)} target verb(s) "
-            f"but {len(columns)} argument column(s); the props part needs one column per target"
-        )
-    return props
 
 
 def read_conll2005(path: str, props_column: int = 5) -> Iterator[SrlSentence]:
@@ -119,16 +92,16 @@ def read_conll2005(path: str, props_column: int = 5) -> Iterator[SrlSentence]:
         width = len(rows[0][1])
         for line_number, fields in rows:
             if len(fields) != width:
-                raise SrlFormatError(
+                raise DataFileError(
                     f"{path}, line {line_number}: {len(fields)} columns, but the sentence "
                     f"starting at line {first_line} has {width}; is this a CoNLL-2005 file?"
                 )
         if width <= props_column:
-            raise SrlFormatError(
+            raise DataFileError(
                 f"{path}, line {first_line}: {width} columns, but the props start at column "
                 f"{props_column + 1}; pass props_column for files with other columns"
             )
-        props = _props_of([fields[props_column:] for _, fields in rows], path, first_line)
+        props = props_sentence([fields[props_column:] for _, fields in rows], path, first_line)
         yield SrlSentence([fields[0] for _, fields in rows], props, path, f"{path}, line {first_line}")
 
 
@@ -136,26 +109,25 @@ def _read_conll2005_folder(folder: str) -> Iterator[SrlSentence]:
     words_files = sorted(glob.glob(os.path.join(folder, "words", "*")))
     props_files = sorted(glob.glob(os.path.join(folder, "props", "*")))
     if not words_files or len(words_files) != len(props_files):
-        raise SrlFormatError(
+        raise DataFileError(
             f"{folder}: expected matching files in words/ and props/ (found {len(words_files)} "
             f"and {len(props_files)}); pass a CoNLL-2005 release folder such as devel/ or test.wsj/"
         )
     for words_file, props_file in zip(words_files, props_files):
         word_blocks = _blocks(words_file)
-        with _open_text(props_file) as handle:
-            for props in read_props(handle, props_file):
-                block = next(word_blocks, None)
-                if block is None or len(block[1]) != len(props.targets):
-                    found = "no more sentences" if block is None else f"{len(block[1])} words at line {block[0]}"
-                    raise SrlFormatError(
-                        f"{props_file}, line {props.line}: {len(props.targets)} words in the props, "
-                        f"but {words_file} has {found}; the two files must align"
-                    )
-                yield SrlSentence(
-                    [fields[0] for _, fields in block[1]], props, props_file, f"{props_file}, line {props.line}"
+        for props in read_props(read_lines(props_file), props_file):
+            block = next(word_blocks, None)
+            if block is None or len(block[1]) != len(props.targets):
+                found = "no more sentences" if block is None else f"{len(block[1])} words at line {block[0]}"
+                raise DataFileError(
+                    f"{props_file}, line {props.line}: {len(props.targets)} words in the props, "
+                    f"but {words_file} has {found}; the two files must align"
                 )
+            yield SrlSentence(
+                [fields[0] for _, fields in block[1]], props, props_file, f"{props_file}, line {props.line}"
+            )
         if next(word_blocks, None) is not None:
-            raise SrlFormatError(f"{words_file} has more sentences than {props_file}; the two files must align")
+            raise DataFileError(f"{words_file} has more sentences than {props_file}; the two files must align")
 
 
 def read_conll2012(path: str) -> Iterator[SrlSentence]:
@@ -181,30 +153,27 @@ def read_conll2012(path: str) -> Iterator[SrlSentence]:
         width = len(content[0][1])
         for line_number, fields in content:
             if len(fields) != width:
-                raise SrlFormatError(
+                raise DataFileError(
                     f"{path}, line {line_number}: {len(fields)} columns, but the sentence starting "
                     f"at line {first_line} has {width}; is this a *_gold_conll file?"
                 )
         if width < 12:
-            raise SrlFormatError(f"{path}, line {first_line}: {width} columns; *_gold_conll lines have at least 12")
+            raise DataFileError(f"{path}, line {first_line}: {width} columns; *_gold_conll lines have at least 12")
         words = [fields[3] for _, fields in content]
         lemmas = [fields[6] for _, fields in content]
         columns = [[fields[k] for _, fields in content] for k in range(11, width - 1)]
         where = f"{path}, line {first_line}"
         by_position: Dict[int, List[str]] = {}
         for number, column in enumerate(columns, start=1):
-            try:
-                phrases = parse_start_end(column, f"{where}, SRL column {number}")
-            except PropsFormatError as error:
-                raise SrlFormatError(str(error)) from None
+            phrases = parse_start_end(column, f"{where}, SRL column {number}")
             positions = [phrase.start for phrase in phrases if phrase.label == "V"]
             if len(positions) != 1:
-                raise SrlFormatError(
+                raise DataFileError(
                     f"{where}: SRL column {number} has {len(positions)} V phrases; "
                     "each SRL column of a *_gold_conll file marks exactly one predicate"
                 )
             if positions[0] in by_position:
-                raise SrlFormatError(f"{where}: two SRL columns share the predicate at word {positions[0] + 1}")
+                raise DataFileError(f"{where}: two SRL columns share the predicate at word {positions[0] + 1}")
             by_position[positions[0]] = column
         targets = ["-"] * len(words)
         for position in by_position:
@@ -221,17 +190,17 @@ def read_srl_sentences(
 ) -> Iterator[SrlSentence]:
     """Every selected sentence of an SRL file (path suffixes as in the module docstring)."""
     if data_format not in FORMATS:
-        raise ValueError(f"unknown SRL data format {data_format!r}; use one of {', '.join(FORMATS)}")
-    path, selection = split_path(file_path)
-    local = path if os.path.isdir(path) else cached_path(path)
-    for sentence in FORMATS[data_format](local):
+        raise ConfigurationError(f"unknown SRL data_format {data_format!r}; use one of {', '.join(FORMATS)}")
+    path, selection = split_path(file_path, DATASET)
+    for sentence in FORMATS[data_format](path):
         words = " ".join(sentence.words)
         split_key = sentence.document if data_format == "conll2012" else words
         if selection.keeps(split_key, words, holdout_modulus):
             yield sentence
 
 
-@DatasetReader.register("srl_conll")
+@DatasetReader.register(READER)
+@DatasetReader.register(OLD_READER)
 class SrlConllReader(DatasetReader):
     """CoNLL-2005 or CoNLL-2012 SRL files -> one instance per predicate.
 
@@ -251,9 +220,9 @@ class SrlConllReader(DatasetReader):
     ) -> None:
         super().__init__(**kwargs)
         if data_format not in FORMATS:
-            raise ValueError(f"unknown SRL data_format {data_format!r}; use one of {', '.join(FORMATS)}")
+            raise ConfigurationError(f"unknown SRL data_format {data_format!r}; use one of {', '.join(FORMATS)}")
         if holdout_modulus < 2:
-            raise ValueError(f"holdout_modulus must be at least 2, got {holdout_modulus}")
+            raise ConfigurationError(f"holdout_modulus must be at least 2, got {holdout_modulus}")
         self.data_format = data_format
         self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
         self.holdout_modulus = holdout_modulus
@@ -267,10 +236,7 @@ class SrlConllReader(DatasetReader):
                 without_predicate += 1
                 continue
             for position, column in zip(positions, sentence.props.columns):
-                try:
-                    tags, dropped = start_end_to_bio(column, sentence.where)
-                except PropsFormatError as error:
-                    raise SrlFormatError(str(error)) from None
+                tags, dropped = start_end_to_bio(column, sentence.where)
                 dropped_embedded += dropped
                 predicates += 1
                 yield self.text_to_instance(
@@ -288,7 +254,7 @@ class SrlConllReader(DatasetReader):
             counted(dropped_embedded, "embedded argument phrase"),
         )
 
-    def text_to_instance(  # type: ignore[override]
+    def text_to_instance(
         self,
         words: List[str],
         predicate_index: int,
@@ -296,12 +262,12 @@ class SrlConllReader(DatasetReader):
         extra_metadata: Optional[Dict] = None,
     ) -> Instance:
         if not words:
-            raise SrlFormatError("the sentence has no words")
+            raise ValueError("the sentence has no words")
         if not 0 <= predicate_index < len(words):
-            raise SrlFormatError(f"predicate index {predicate_index} is outside the sentence of {len(words)} words")
+            raise ValueError(f"predicate index {predicate_index} is outside the sentence of {len(words)} words")
         text_field = TextField([Token(word) for word in words])
         indicator = [1 if i == predicate_index else 0 for i in range(len(words))]
-        fields = {
+        fields: Dict[str, Field[Any]] = {
             "tokens": text_field,
             "predicate_indicator": SequenceLabelField(
                 indicator, text_field, label_namespace="predicate_indicator_tags"
@@ -314,4 +280,4 @@ class SrlConllReader(DatasetReader):
         return Instance(fields)
 
     def apply_token_indexers(self, instance: Instance) -> None:
-        instance["tokens"].token_indexers = self.token_indexers  # type: ignore[attr-defined]
+        field_of(instance, "tokens", TextField).token_indexers = self.token_indexers

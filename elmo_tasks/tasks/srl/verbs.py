@@ -187,7 +187,7 @@ _VERB_FORMS = frozenset(
 )
 
 
-def guess_verbs(words: List[str]) -> List[int]:
+def guess_verbs(words: Sequence[str]) -> List[int]:
     """The fallback: indices of the words taken as verbs, with no tagger.
 
     A word is a verb when it is one of a list of frequent English verb forms, or ends in

@@ -3,10 +3,11 @@
 For a single sentence the "biattention" is self-attention: the sentence X attends to itself,
 ``Y = softmax(X X^T) X``, and the integrator BiLSTM reads ``[X; X - Y; X * Y]``. With
 ``elmo_at_output`` the integrator's output is concatenated with a second, independent ELMo mix of
-the same biLM pass (Peters et al. 2018, section 3.3) before pooling.
+the same biLM pass (Peters et al. 2018, section 3.3) before pooling: ``ElmoAtOutput.embed`` returns
+it with the embedded sentence.
 """
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Union, cast
 
 import torch
 from allennlp.common import Lazy
@@ -15,15 +16,17 @@ from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models import Model
 from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder
 from allennlp.modules.matrix_attention import DotProductMatrixAttention
-from allennlp.nn import InitializerApplicator, util
+from allennlp.nn import InitializerApplicator, RegularizerApplicator, util
 from allennlp.training.metrics import CategoricalAccuracy
 
-from elmo_tasks.modules.elmo_token_embedder import elmo_at_output as elmo_at_output_embedder
+from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice
 from elmo_tasks.tasks.sst.labels import class_names
+from elmo_tasks.tasks.sst.names import MODEL, OLD_MODEL, PREDICTOR
 from elmo_tasks.tasks.sst.pooling import POOLINGS, MultiPooling
 
 
-@Model.register("biattentive_classifier", constructor="from_lazy_objects")
+@Model.register(MODEL, constructor="from_partial_objects")
+@Model.register(OLD_MODEL, constructor="from_partial_objects")
 class BiattentiveClassifier(Model):
     """Sentence classifier: embed -> ReLU feedforward -> BiLSTM -> self-biattention -> BiLSTM
     integrator (+ ELMo) -> max/min/mean/self-attentive pooling -> feedforward -> classes.
@@ -39,8 +42,9 @@ class BiattentiveClassifier(Model):
     poolings : which of ``max``, ``min``, ``mean``, ``self_attentive`` to concatenate.
     elmo_at_output : concatenate the second mix of the ``fast_elmo`` embedder inside
         ``text_field_embedder`` to the integrator output (needs ``num_output_representations >= 2``).
+        True in a config; ``from_partial_objects`` builds the ``ElmoAtOutput`` once and passes it on.
 
-    From a config (``from_lazy_objects``), leave the input sizes out of ``pre_encode_feedforward``,
+    From a config (``from_partial_objects``), leave the input sizes out of ``pre_encode_feedforward``,
     ``encoder``, ``integrator`` and ``feedforward``: they are filled in from the embedder (whose
     width depends on the biLM chosen at run time, ELMO_OPTIONS), the layer before, and the pooled
     size, so the same config works with any biLM and one ``-o`` changes one size.
@@ -49,7 +53,7 @@ class BiattentiveClassifier(Model):
     adds ``label``, the class name (e.g. "very positive").
     """
 
-    default_predictor = "sst_sentiment"
+    default_predictor = PREDICTOR
 
     def __init__(
         self,
@@ -63,7 +67,7 @@ class BiattentiveClassifier(Model):
         embedding_dropout: float = 0.5,
         integrator_dropout: float = 0.1,
         poolings: Sequence[str] = POOLINGS,
-        elmo_at_output: bool = False,
+        elmo_at_output: Union[bool, ElmoAtOutput, None] = False,
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs: Any,
     ) -> None:
@@ -78,7 +82,8 @@ class BiattentiveClassifier(Model):
         self.embedding_dropout = torch.nn.Dropout(embedding_dropout)
         self.integrator_dropout = torch.nn.Dropout(integrator_dropout)
         self.self_attention = DotProductMatrixAttention()
-        self._elmo = elmo_at_output_embedder(text_field_embedder, "biattentive_classifier") if elmo_at_output else None
+        self._elmo_at_output = ElmoAtOutput.for_model(elmo_at_output, text_field_embedder, MODEL)
+        accept_state_dicts_with_elmo_twice(self)
 
         check_dimensions_match(
             text_field_embedder.get_output_dim(),
@@ -98,7 +103,7 @@ class BiattentiveClassifier(Model):
             "3 x encoder output ([X; X-Y; X*Y])",
             "integrator input",
         )
-        pooled_input_dim = integrator.get_output_dim() + _elmo_output_dim(text_field_embedder, elmo_at_output)
+        pooled_input_dim = integrator.get_output_dim() + _output_elmo_dim(self._elmo_at_output)
         self.pooling = MultiPooling(pooled_input_dim, poolings)
         head_input_dim = self.pooling.get_output_dim()
         if feedforward is not None:
@@ -109,7 +114,7 @@ class BiattentiveClassifier(Model):
         initializer(self)
 
     @classmethod
-    def from_lazy_objects(
+    def from_partial_objects(
         cls,
         vocab: Vocabulary,
         text_field_embedder: TextFieldEmbedder,
@@ -117,46 +122,57 @@ class BiattentiveClassifier(Model):
         encoder: Lazy[Seq2SeqEncoder],
         integrator: Lazy[Seq2SeqEncoder],
         feedforward: Optional[Lazy[FeedForward]] = None,
+        num_classes: int = 5,
+        embedding_dropout: float = 0.5,
+        integrator_dropout: float = 0.1,
         poolings: Sequence[str] = POOLINGS,
         elmo_at_output: bool = False,
-        **kwargs: Any,
+        initializer: InitializerApplicator = InitializerApplicator(),
+        regularizer: Optional[RegularizerApplicator] = None,
     ) -> "BiattentiveClassifier":
         """The config constructor: builds each layer once its input size is known (the integrator
         reads ``[X; X - Y; X * Y]``, 3x the encoder's output; the head reads every pooling)."""
+        output_elmo = ElmoAtOutput(text_field_embedder, MODEL) if elmo_at_output else None
         pre_encode = pre_encode_feedforward.construct(input_dim=text_field_embedder.get_output_dim())
         built_encoder = encoder.construct(input_size=pre_encode.get_output_dim())
         built_integrator = integrator.construct(input_size=3 * built_encoder.get_output_dim())
         head = None
         if feedforward is not None:
-            pooled_dim = built_integrator.get_output_dim() + _elmo_output_dim(text_field_embedder, elmo_at_output)
+            pooled_dim = built_integrator.get_output_dim() + _output_elmo_dim(output_elmo)
             head = feedforward.construct(input_dim=pooled_dim * len(poolings))
         return cls(
-            vocab,
-            text_field_embedder,
-            pre_encode,
-            built_encoder,
-            built_integrator,
-            head,
+            vocab=vocab,
+            text_field_embedder=text_field_embedder,
+            pre_encode_feedforward=pre_encode,
+            encoder=built_encoder,
+            integrator=built_integrator,
+            feedforward=head,
+            num_classes=num_classes,
+            embedding_dropout=embedding_dropout,
+            integrator_dropout=integrator_dropout,
             poolings=poolings,
-            elmo_at_output=elmo_at_output,
-            **kwargs,
+            elmo_at_output=output_elmo,
+            initializer=initializer,
+            regularizer=regularizer,
         )
 
-    def forward(  # type: ignore[override]
+    def forward(
         self,
         tokens: TextFieldTensors,
         label: Optional[torch.LongTensor] = None,
         metadata: Optional[List[Dict[str, Any]]] = None,
     ) -> Dict[str, torch.Tensor]:
         mask = util.get_text_field_mask(tokens)
-        embedded = self.text_field_embedder(tokens)
-        # Read the second ELMo mix now: the next embedder call would overwrite it.
-        elmo_output = self._elmo.take_representations()[1] if self._elmo is not None else None
+        # The embedded sentence and, with ELMo at the output, ELMo's output mix of the same biLM pass.
+        if self._elmo_at_output is None:
+            embedded, elmo_output = self.text_field_embedder(tokens), None
+        else:
+            embedded, elmo_output = self._elmo_at_output.embed(tokens)
 
         x = self.pre_encode_feedforward(self.embedding_dropout(embedded))
         encoded = self.encoder(x, mask)
         scores = self.self_attention(encoded, encoded)
-        weights = util.masked_softmax(scores, mask.unsqueeze(1))
+        weights = util.masked_softmax(scores, cast(torch.BoolTensor, mask.unsqueeze(1)))
         attended = util.weighted_sum(encoded, weights)
         integrator_input = torch.cat([encoded, encoded - attended, encoded * attended], dim=-1)
         integrated = self.integrator_dropout(self.integrator(integrator_input, mask))
@@ -179,7 +195,7 @@ class BiattentiveClassifier(Model):
             self.accuracy(logits, label)
         return output
 
-    def make_output_human_readable(self, output_dict: Dict[str, torch.Tensor]) -> Dict[str, Any]:
+    def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
         """Adds ``label``: the class name of each prediction (e.g. "very positive")."""
         probs = output_dict["label_probs"]
         rows = probs if probs.dim() == 2 else probs.unsqueeze(0)
@@ -190,8 +206,6 @@ class BiattentiveClassifier(Model):
         return {"accuracy": self.accuracy.get_metric(reset)}
 
 
-def _elmo_output_dim(text_field_embedder: TextFieldEmbedder, elmo_at_output: bool) -> int:
-    """Width ELMo adds at the output (0 without it); checks the embedder can provide it."""
-    if not elmo_at_output:
-        return 0
-    return elmo_at_output_embedder(text_field_embedder, "biattentive_classifier").get_output_dim()
+def _output_elmo_dim(output_elmo: Optional[ElmoAtOutput]) -> int:
+    """The width ELMo adds at the output (0 without it)."""
+    return output_elmo.get_output_dim() if output_elmo is not None else 0

@@ -4,7 +4,7 @@ McCann et al. (2017) pool the integrated sequence four ways and concatenate the 
 the classifier sees both extreme features (max/min), the average, and a learned weighting.
 """
 
-from typing import Sequence
+from typing import Sequence, cast
 
 import torch
 from allennlp.common.checks import ConfigurationError
@@ -30,7 +30,7 @@ class MultiPooling(torch.nn.Module):
         return self.input_dim * len(self.poolings)
 
     def forward(self, sequence: torch.Tensor, mask: torch.BoolTensor) -> torch.Tensor:
-        expanded = mask.unsqueeze(-1)
+        expanded = cast(torch.BoolTensor, mask.unsqueeze(-1))
         pooled = []
         for pooling in self.poolings:
             if pooling == "max":
@@ -40,6 +40,7 @@ class MultiPooling(torch.nn.Module):
             elif pooling == "mean":
                 pooled.append(util.masked_mean(sequence, expanded, dim=1))
             else:
+                assert self.attention_scorer is not None  # built when "self_attentive" is one of the poolings
                 scores = self.attention_scorer(sequence).squeeze(-1)
                 weights = util.masked_softmax(scores, mask)
                 pooled.append(util.weighted_sum(sequence, weights))

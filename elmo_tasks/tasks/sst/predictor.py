@@ -1,6 +1,6 @@
 """`allennlp predict` for SST: one ``{"sentence": "raw text"}`` per line in, the sentiment out."""
 
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 import numpy
 from allennlp.common.util import JsonDict, sanitize
@@ -10,27 +10,29 @@ from allennlp.data.tokenizers import Tokenizer
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
-from elmo_tasks.tasks.input_limits import check_sentence_tokens, forward_in_bounded_batches, positive_limit
-from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
-from elmo_tasks.tokenization import blank_english_tokenizer
+from elmo_tasks.tasks.input_limits import forward_in_bounded_batches
+from elmo_tasks.tasks.sentence_predictor import SentencePredictor
+from elmo_tasks.tasks.sst.names import OLD_PREDICTOR, PREDICTOR
 
 #: The longest sentence taken, in tokens: the biattention compares every token with every other.
 MAX_SENTENCE_TOKENS = 5_000
 
+#: Whose limits the messages name.
+OWNER = f"the {PREDICTOR} predictor"
 
-@Predictor.register("sst_sentiment")
-class SstSentimentPredictor(JsonLinesPredictor):
+
+@Predictor.register(PREDICTOR)
+@Predictor.register(OLD_PREDICTOR)
+class SstSentimentPredictor(SentencePredictor):
     """Input ``{"sentence": "A gorgeous, witty film."}``; output ``tokens``, ``label`` (the class
     name, "very negative" .. "very positive") and ``label_probs`` ({class name: probability}).
 
     Sentences are split with spaCy's rule-based English tokenizer (no model download), which
     splits clitics ("n't", "'s") much as the treebank's PTB tokenization does.
 
-    Sentences over ``max_sentence_tokens`` tokens are refused, and a batch goes through the model
-    in passes of bounded padded size, so memory stays bounded (README, "Input limits").
+    Limits on the input: ``SentencePredictor``; a batch goes through the model in passes of
+    bounded padded size, so memory stays bounded (README, "Input limits").
     """
-
-    input_keys = {"sentence": "raw text"}
 
     def __init__(
         self,
@@ -40,35 +42,11 @@ class SstSentimentPredictor(JsonLinesPredictor):
         tokenizer: Optional[Tokenizer] = None,
         max_sentence_tokens: int = MAX_SENTENCE_TOKENS,
     ) -> None:
-        super().__init__(model, dataset_reader, frozen)
-        self._tokenizer = tokenizer or blank_english_tokenizer()
-        self.max_sentence_tokens = positive_limit(
-            max_sentence_tokens, "max_sentence_tokens", "the sst_sentiment predictor"
-        )
-
-    def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
-        """The keys (JsonLinesPredictor's check), then the sentence's length (``max_sentence_tokens``)."""
-        super().check_input(record, where)
-        check_sentence_tokens(
-            self._tokenizer,
-            record["sentence"],  # type: ignore[index]
-            self.max_sentence_tokens,
-            "the sst_sentiment predictor",
-            where,
-        )
-
-    def predict(self, sentence: str) -> JsonDict:
-        return self.predict_json({"sentence": sentence})
+        super().__init__(model, dataset_reader, frozen, tokenizer, max_sentence_tokens, OWNER)
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
-        self.check_input(json_dict)
-        words = [token.text for token in self._tokenizer.tokenize(json_dict["sentence"])]
-        if not words:
-            raise PredictorInputError(f"the sentence has no tokens: {json_dict['sentence']!r}")
-        return self._dataset_reader.text_to_instance(words)  # type: ignore[call-arg]
-
-    def predict_instance(self, instance: Instance) -> JsonDict:
-        return self.predict_batch_instance([instance])[0]
+        words = [token.text for token in self.sentence_tokens(json_dict)]
+        return self._dataset_reader.text_to_instance(words)
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
         for instance in instances:
@@ -86,7 +64,7 @@ class SstSentimentPredictor(JsonLinesPredictor):
         return [new_instance]
 
     def _simplify(self, output: Dict[str, Any]) -> JsonDict:
-        names = self._model.class_names  # type: ignore[attr-defined]
+        names: List[str] = getattr(self._model, "class_names")  # sst5_model's
         return sanitize(
             {
                 "tokens": output["words"],

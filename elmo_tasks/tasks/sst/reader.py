@@ -4,13 +4,14 @@ import logging
 from typing import Dict, Iterable, List, Optional, Set
 
 from allennlp.common.checks import ConfigurationError
-from allennlp.common.file_utils import cached_path
-from allennlp.data import DatasetReader, Instance, Token, TokenIndexer
+from allennlp.data import DatasetReader, Field, Instance, Token, TokenIndexer
 from allennlp.data.fields import LabelField, MetadataField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
+from elmo_tasks.tasks.data_files import read_lines
+from elmo_tasks.tasks.instance_fields import field_of
 from elmo_tasks.tasks.sst.labels import to_binary
-from elmo_tasks.tasks.sst.trees import Phrase, SstTreeError, parse_tree
+from elmo_tasks.tasks.sst.trees import Phrase, parse_tree
 from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
@@ -57,35 +58,27 @@ class SstTreesReader(DatasetReader):
         self._max_tokens = max_tokens
 
     def _read(self, file_path: str) -> Iterable[Instance]:
-        path = cached_path(file_path)
         seen: Set[Phrase] = set()
         trees = yielded = duplicates = neutral = blank = 0
-        with open(path, encoding="utf-8") as handle:
-            for line_number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    blank += 1
+        for line_number, line in enumerate(read_lines(file_path), start=1):
+            if not line.strip():
+                blank += 1
+                continue
+            phrases = parse_tree(line, f"{file_path}, line {line_number}")
+            trees += 1
+            if self._phrases == "roots":
+                phrases = phrases[:1]
+            for phrase in phrases:
+                if self._binary and phrase.label == 2:
+                    neutral += 1
                     continue
-                try:
-                    phrases = parse_tree(line)
-                except SstTreeError as error:
-                    raise ConfigurationError(
-                        f"{file_path}, line {line_number}: not a sentiment tree ({error}). Expected every "
-                        "node as '(label children...)' with labels 0..4, e.g. '(3 (2 It) (4 rocks))'."
-                    ) from error
-                trees += 1
-                if self._phrases == "roots":
-                    phrases = phrases[:1]
-                for phrase in phrases:
-                    if self._binary and phrase.label == 2:
-                        neutral += 1
+                if self._phrases == "all" and self._deduplicate:
+                    if phrase in seen:
+                        duplicates += 1
                         continue
-                    if self._phrases == "all" and self._deduplicate:
-                        if phrase in seen:
-                            duplicates += 1
-                            continue
-                        seen.add(phrase)
-                    yielded += 1
-                    yield self.text_to_instance(list(phrase.tokens), phrase.label)
+                    seen.add(phrase)
+                yielded += 1
+                yield self.text_to_instance(list(phrase.tokens), phrase.label)
         logger.info(
             "%s: %s -> %s (phrases=%s; skipped %s, %s, %s)",
             file_path,
@@ -97,11 +90,11 @@ class SstTreesReader(DatasetReader):
             counted(blank, "blank line"),
         )
 
-    def text_to_instance(self, tokens: List[str], label: Optional[int] = None) -> Instance:  # type: ignore[override]
+    def text_to_instance(self, tokens: List[str], label: Optional[int] = None) -> Instance:
         """``label`` is the 0..4 treebank sentiment (mapped to 0/1 here when ``binary``)."""
         if self._max_tokens is not None:
             tokens = tokens[: self._max_tokens]
-        fields = {
+        fields: Dict[str, Field] = {
             "tokens": TextField([Token(t) for t in tokens]),
             "metadata": MetadataField({"words": tokens}),
         }
@@ -112,4 +105,4 @@ class SstTreesReader(DatasetReader):
         return Instance(fields)
 
     def apply_token_indexers(self, instance: Instance) -> None:
-        instance.fields["tokens"].token_indexers = self._token_indexers  # type: ignore[attr-defined]
+        field_of(instance, "tokens", TextField).token_indexers = self._token_indexers

@@ -12,6 +12,7 @@ from elmo_tasks.tasks.coref.conll import read_conll_documents
 from elmo_tasks.tasks.coref.metric import score_corpus, summary_line
 from elmo_tasks.tasks.coref.predictor import split_sentences
 from tests.conftest import FIXTURES_ROOT, experiment_config, run_allennlp
+from tests.tasks.command_runs import train_experiment
 
 TEST = str(FIXTURES_ROOT / "coref" / "test.gold_conll")
 ONE_EPOCH = json.dumps({"trainer.num_epochs": 1})
@@ -19,9 +20,7 @@ ONE_EPOCH = json.dumps({"trainer.num_epochs": 1})
 
 @pytest.fixture(scope="module", params=["baseline", "elmo"])
 def trained(request, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp(f"coref_{request.param}")
-    run_allennlp("train", f"experiments/coref_{request.param}.jsonnet", "-s", str(out / "run"), "-o", ONE_EPOCH)
-    return out
+    return train_experiment(tmp_path_factory, f"coref_{request.param}", ONE_EPOCH)
 
 
 def test_train_and_evaluate_report_the_conll_scores(trained):

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 import torch
+from allennlp.common.checks import ConfigurationError
 from allennlp.data import Batch, Vocabulary
 from allennlp.data.token_indexers import ELMoTokenCharactersIndexer, SingleIdTokenIndexer
 from allennlp.models import Model
@@ -16,6 +17,7 @@ from elmo_tasks.tasks.coref.predictor import CorefPredictor
 from elmo_tasks.tasks.coref.reader import Conll2012CorefReader
 from elmo_tasks.tasks.input_limits import InputTooLong
 from tests.conftest import FIXTURES_ROOT, ROOT
+from tests.tasks.command_runs import PREDICT_REPORTING_PEAK_MEMORY
 from tests.tasks.coref.test_coref_model import small_coref_model
 
 TRAIN = str(FIXTURES_ROOT / "coref" / "train.gold_conll")
@@ -27,7 +29,7 @@ def _reader() -> Conll2012CorefReader:
 
 
 def _model(vocab: Vocabulary, **overrides) -> Model:
-    """A small untrained coref_elmo with the tiny test biLM; dropout off, so training mode is deterministic."""
+    """A small untrained coref_model with the tiny test biLM; dropout off, so training mode is deterministic."""
     return small_coref_model(vocab, elmo=True, **overrides)
 
 
@@ -126,19 +128,9 @@ def test_conll_documents_read_with_the_dataset_reader_are_checked_too(predictor)
 
 def test_limits_must_be_positive_integers(documents):
     vocab, _tensors = documents
-    with pytest.raises(ValueError, match="max_document_tokens must be a positive integer, got 0"):
+    with pytest.raises(ConfigurationError, match="max_document_tokens must be a positive integer, got 0"):
         CorefPredictor(_model(vocab), _reader(), max_document_tokens=0)
 
-
-CHILD = r"""
-import json, resource, sys
-from allennlp.commands import main
-sys.argv = ["allennlp", "predict", *sys.argv[1:]]
-try:
-    main(prog="allennlp")
-finally:
-    print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}), file=sys.stderr)
-"""
 
 FULL_SIZE_ARCHIVE = r"""
 import json, os, sys
@@ -185,7 +177,11 @@ def test_a_300_sentence_document_predicts_within_4_gb(tmp_path):
     output = tmp_path / "clusters.jsonl"
     arguments = [str(tmp_path / "model.tar.gz"), str(inputs), "--output-file", str(output), "--silent"]
     result = subprocess.run(
-        [sys.executable, "-c", CHILD, *arguments], cwd=ROOT, env=env, capture_output=True, text=True
+        [sys.executable, "-c", PREDICT_REPORTING_PEAK_MEMORY, *arguments],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     peak_mb = json.loads(result.stderr.strip().splitlines()[-1])["peak_mb"]

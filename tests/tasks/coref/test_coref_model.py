@@ -1,11 +1,8 @@
-"""coref_elmo: train/save/load on the fixture configs, learning a document, chunked ELMo, clusters."""
-
-import json
+"""coref_model: train/save/load on the configs, learning a document, chunked ELMo, clusters, names."""
 
 import pytest
 import torch
 from allennlp.common import Params
-from allennlp.common.testing import ModelTestCase
 from allennlp.data import Batch, Vocabulary
 from allennlp.data.token_indexers import (
     ELMoTokenCharactersIndexer,
@@ -13,26 +10,35 @@ from allennlp.data.token_indexers import (
 )
 from allennlp.models import Model
 
+from elmo_tasks.tasks.coref import names
+from elmo_tasks.tasks.coref.antecedents import clusters_from_antecedents
 from elmo_tasks.tasks.coref.model import CorefElmo
 from elmo_tasks.tasks.coref.reader import Conll2012CorefReader
-from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, ROOT, WEIGHT_FILE
+from elmo_tasks.tasks.coref.span_representations import embed_sentences
+from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE
+from tests.tasks.experiment_case import ExperimentModelTestCase, tiny_bilm_embedder
 
 TRAIN = str(FIXTURES_ROOT / "coref" / "train.gold_conll")
-SHORT = json.dumps({"trainer.num_epochs": 1})
 # The head-finding attention's bias shifts every token's logit of a span alike, and a softmax ignores
 # a shared shift: its true gradient is exactly zero (what is computed is float noise or 0).
 ZERO_GRADIENT = {"attentive_span_extractor._global_attention._module.bias"}
+# Overrides that shrink experiments/coref_*.jsonnet for ModelTestCase: one key per size.
+TINY_COREF = {
+    "model.text_field_embedder.token_embedders.tokens.embedding_dim": 8,
+    "model.context_layer.hidden_size": 8,
+    "model.mention_feedforward.hidden_dims": 8,
+    "model.antecedent_feedforward.hidden_dims": 8,
+    "model.feature_size": 4,
+    "trainer.num_epochs": 1,
+}
 
 
-class TestCorefConfigs(ModelTestCase):
+class TestCorefModelCase(ExperimentModelTestCase):
+    """AllenNLP's model checks on the real coreference configs, shrunk to 8-d layers."""
+
     @pytest.mark.parametrize("variant", ["baseline", "elmo"])
-    def test_fixture_config_trains_saves_and_loads(self, variant, monkeypatch):
-        monkeypatch.chdir(ROOT)
-        self.ensure_model_can_train_save_and_load(
-            str(ROOT / "experiments" / f"coref_{variant}.jsonnet"),
-            overrides=SHORT,
-            gradients_to_ignore=ZERO_GRADIENT,
-        )
+    def test_train_save_load_and_batch_consistency(self, variant):
+        self.check_experiment(f"coref_{variant}.jsonnet", TINY_COREF, gradients_to_ignore=ZERO_GRADIENT)
 
 
 def _instances(elmo: bool, max_span_width: int = 4):
@@ -49,14 +55,9 @@ def _instances(elmo: bool, max_span_width: int = 4):
 def small_coref_model(vocab: Vocabulary, elmo: bool, **overrides) -> CorefElmo:
     embedders = {"tokens": {"type": "embedding", "embedding_dim": 16}}
     if elmo:
-        embedders["elmo"] = {
-            "type": "fast_elmo",
-            "options_file": OPTIONS_FILE,
-            "weight_file": WEIGHT_FILE,
-            "dropout": 0.0,
-        }
+        embedders["elmo"] = tiny_bilm_embedder()
     config = {
-        "type": "coref_elmo",
+        "type": names.MODEL,
         "text_field_embedder": {"token_embedders": embedders},
         "context_layer": {"type": "lstm", "hidden_size": 16, "bidirectional": True},
         "mention_feedforward": {"num_layers": 1, "hidden_dims": 16, "activations": "relu"},
@@ -114,10 +115,20 @@ def test_sentences_embedded_in_chunks_equal_one_pass():
     chunked.load_state_dict(whole.state_dict())
     tensors = _tensors(instances, vocab)
     with torch.no_grad():
-        embedded_whole = whole._embed_sentences(tensors["text"])
-        embedded_chunked = chunked._embed_sentences(tensors["text"])
+        embedded_whole = embed_sentences(whole.text_field_embedder, tensors["text"], 64)
+        embedded_chunked = embed_sentences(chunked.text_field_embedder, tensors["text"], 2)
     assert embedded_whole.shape[1] == 5
     assert torch.allclose(embedded_whole, embedded_chunked, atol=1e-6)
+    # the model embeds its sentences_per_embedding_batch at a time: 5 sentences in 1 pass, or in 3
+    passes = {}
+    for name, model in (("whole", whole), ("chunked", chunked)):
+        embedder = model.text_field_embedder
+        embedder.register_forward_hook(lambda *_, name=name: passes.update({name: passes.get(name, 0) + 1}))
+    with torch.no_grad():
+        outputs = [model(**tensors) for model in (whole, chunked)]
+    assert passes == {"whole": 1, "chunked": 3}
+    assert torch.equal(outputs[0]["top_spans"], outputs[1]["top_spans"])
+    assert outputs[0]["clusters"] == outputs[1]["clusters"]
 
 
 def test_outputs_pruning_antecedents_and_readable_clusters():
@@ -146,7 +157,7 @@ def test_clusters_follow_antecedent_links():
     spans = torch.tensor([[0, 0], [2, 3], [5, 5], [7, 8]])
     antecedents = torch.tensor([[0, 0], [0, 0], [1, 0], [2, 1]])  # offsets 1 and 2 back
     predicted = torch.tensor([-1, -1, 1, 0])  # span 2 -> span 0; span 3 -> span 2
-    assert CorefElmo._clusters(spans, antecedents, predicted, keep=4) == [[(0, 0), (5, 5), (7, 8)]]
+    assert clusters_from_antecedents(spans, antecedents, predicted, keep=4) == [[(0, 0), (5, 5), (7, 8)]]
 
 
 def test_stateful_elmo_is_a_configuration_error():
@@ -159,3 +170,16 @@ def test_stateful_elmo_is_a_configuration_error():
     }
     with pytest.raises(ConfigurationError, match="stateless"):
         small_coref_model(vocab, elmo=False, text_field_embedder={"token_embedders": embedders})
+
+
+def test_a_wrong_width_in_the_config_says_to_leave_it_out():
+    from allennlp.common.checks import ConfigurationError
+
+    vocab = Vocabulary.from_instances(_instances(elmo=False)[:1])
+    context = {"type": "lstm", "input_size": 99, "hidden_size": 16, "bidirectional": True}
+    with pytest.raises(ConfigurationError, match=r"context_layer's input_size \(leave it out.*got 16 and 99"):
+        small_coref_model(vocab, elmo=False, context_layer=context)
+    # the span width: 2 x 32 BiLSTM states + 8-d width embedding + 16-d head attention = 88
+    mention = {"input_dim": 90, "num_layers": 1, "hidden_dims": 16, "activations": "relu"}
+    with pytest.raises(ConfigurationError, match=r"span width must match the mention_feedforward's.*got 88 and 90"):
+        small_coref_model(vocab, elmo=False, mention_feedforward=mention)

@@ -17,6 +17,7 @@ from elmo_tasks.tasks.coref.reader import (
     cut_document,
     in_holdout,
 )
+from elmo_tasks.tasks.data_selection import DataPathError
 from tests.conftest import FIXTURES_ROOT
 
 TRAIN = str(FIXTURES_ROOT / "coref" / "train.gold_conll")
@@ -129,7 +130,7 @@ def test_split_by_document_is_a_partition():
     train, holdout, everything = names("#train"), names("#holdout"), names("")
     assert train and holdout and not train & holdout and train | holdout == everything
     assert all(in_holdout(name[1 : name.index(")")], 3) for name in holdout)
-    with pytest.raises(ConllFormatError, match="unknown suffix '#dev'; accepted suffixes"):
+    with pytest.raises(DataPathError, match="unknown suffix '#dev'; accepted suffixes"):
         list(reader.read(TRAIN + "#dev"))
 
 

@@ -1,6 +1,7 @@
 """The raw-text biLM reader: instances, text formats, splitting, and errors on bad files."""
 
 import pytest
+from allennlp.common.checks import ConfigurationError
 from allennlp.data.tokenizers import WhitespaceTokenizer
 
 from elmo_tasks.tasks.lm.reader import BilmRawTextReader
@@ -79,7 +80,7 @@ def test_directory_and_missing_paths(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "b.txt").write_text("three\n", encoding="utf-8")
     assert _sentences(BilmRawTextReader(), tmp_path) == [["one", "two"], ["three"]]
-    with pytest.raises(RawTextError, match="no file matches"):
+    with pytest.raises(ConfigurationError, match="no file matches"):
         list(BilmRawTextReader().read(str(tmp_path / "nothing_*.txt")))
 
 

@@ -6,6 +6,7 @@ from typing import List
 import pytest
 import torch
 from allennlp.common import Params
+from allennlp.common.checks import ConfigurationError
 from allennlp.data import Batch, Instance, Vocabulary
 from allennlp.data.dataset_readers import Conll2003DatasetReader
 from allennlp.data.token_indexers import SingleIdTokenIndexer, TokenCharactersIndexer
@@ -13,9 +14,9 @@ from allennlp.data.vocabulary import DEFAULT_OOV_TOKEN
 from allennlp.models import Model
 
 from elmo_tasks.config_defaults import MIXING_WEIGHTS_REGEX
-from elmo_tasks.tasks.ner import ElmoCrfTagger, NerTaggerPredictor
-from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE
-from tests.tasks.experiment_case import ExperimentModelTestCase, write_tiny_config
+from elmo_tasks.tasks.ner import ElmoCrfTagger, NerTaggerPredictor, names
+from tests.conftest import FIXTURES_ROOT
+from tests.tasks.experiment_case import ExperimentModelTestCase, tiny_bilm_embedder, write_tiny_config
 
 TRAIN = str(FIXTURES_ROOT / "ner" / "train.txt")
 DEV = str(FIXTURES_ROOT / "ner" / "dev.txt")
@@ -43,15 +44,10 @@ def _model_params(elmo: bool, hidden: int = 16, dropout: float = 0.0) -> Params:
         },
     }
     if elmo:
-        embedders["elmo"] = {
-            "type": "fast_elmo",
-            "options_file": OPTIONS_FILE,
-            "weight_file": WEIGHT_FILE,
-            "dropout": 0.0,
-        }
+        embedders["elmo"] = tiny_bilm_embedder()
     return Params(
         {
-            "type": "elmo_crf_tagger",
+            "type": names.MODEL,
             "dropout": dropout,
             "text_field_embedder": {"token_embedders": embedders},
             "encoder": {"type": "lstm", "hidden_size": hidden, "num_layers": 2, "bidirectional": True},
@@ -84,6 +80,25 @@ def test_encoder_input_size_comes_from_the_embedder(elmo, width):
     assert model.encoder.get_input_dim() == width
     # BIOUL over 4 types + O, all seen in the fixtures.
     assert model.num_tags == 17
+
+
+def test_feedforward_and_initializer_from_a_config_with_derived_widths():
+    """The feedforward's input_dim is the encoder's output (2 x 16), as the encoder's input is the embedder's."""
+    vocab = Vocabulary.from_instances(_instances(_reader(), TRAIN))
+    params = _model_params(False).as_dict()
+    params["feedforward"] = {"num_layers": 1, "hidden_dims": 7, "activations": "relu"}
+    params["initializer"] = {"regexes": [["tag_projection.*bias", {"type": "constant", "val": 0.5}]]}
+    model = Model.from_params(vocab=vocab, params=Params(params))
+    assert model.feedforward.get_input_dim() == 32 and model.tag_projection._module.in_features == 7
+    assert torch.all(model.tag_projection._module.bias == 0.5)
+
+
+def test_a_wrong_input_size_in_the_config_says_to_leave_it_out():
+    vocab = Vocabulary.from_instances(_instances(_reader(), TRAIN))
+    params = _model_params(False).as_dict()
+    params["encoder"]["input_size"] = 100  # the embedder gives 50 + 128
+    with pytest.raises(ConfigurationError, match=r"input_size \(leave it out of the encoder's config.*got 178 and 100"):
+        Model.from_params(vocab=vocab, params=Params(params))
 
 
 def test_elmo_mixing_weights_get_the_lambda_penalty():
@@ -214,7 +229,7 @@ def test_config_trains_the_unknown_word_vector(tmp_path):
     assert embedding.grad[unknown].abs().sum() > 0
 
 
-class TestElmoCrfTaggerModelCase(ExperimentModelTestCase):
+class TestNerModelCase(ExperimentModelTestCase):
     """AllenNLP's model checks on the real NER configs, shrunk to 8-d layers and 16 sentences."""
 
     @pytest.mark.parametrize("variant", ["baseline", "elmo"])

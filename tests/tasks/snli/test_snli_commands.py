@@ -8,17 +8,12 @@ so the ``.allennlp_plugins`` route is exercised too.
 import copy
 import gzip
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import FIXTURES_ROOT, ROOT, experiment_config, run_allennlp
-
-# The allennlp script of the Python running the tests (the project's .venv/bin/allennlp).
-ALLENNLP = str(Path(sys.executable).parent / "allennlp")
+from tests.tasks.command_runs import evaluate, predict, train_experiment
 
 TEST_GZ = str(FIXTURES_ROOT / "snli" / "test.jsonl.gz")
 # One epoch on the first 96 pairs of the bundled train/dev files: the round trip is what matters.
@@ -27,9 +22,7 @@ ONE_EPOCH = json.dumps({"trainer.num_epochs": 1, "dataset_reader.max_instances":
 
 @pytest.fixture(scope="module", params=["baseline", "elmo"])
 def trained(request, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp(f"snli_{request.param}")
-    run_allennlp("train", f"experiments/snli_{request.param}.jsonnet", "-s", str(out / "run"), "-o", ONE_EPOCH)
-    return out
+    return train_experiment(tmp_path_factory, f"snli_{request.param}", ONE_EPOCH)
 
 
 def test_train_writes_archive_and_metrics(trained):
@@ -38,16 +31,9 @@ def test_train_writes_archive_and_metrics(trained):
     # One epoch: the archived model is the validated one, so evaluating it on the same 96 dev
     # pairs gives the validation accuracy again.
     out = trained / "dev_metrics.json"
-    run_allennlp(
-        "evaluate",
-        str(trained / "run" / "model.tar.gz"),
-        str(FIXTURES_ROOT / "snli" / "dev.jsonl"),
-        "--output-file",
-        str(out),
-        "-o",
-        json.dumps({"dataset_reader.max_instances": 96}),
-    )
-    assert json.loads(out.read_text())["accuracy"] == pytest.approx(metrics["validation_accuracy"])
+    dev = str(FIXTURES_ROOT / "snli" / "dev.jsonl")
+    dev_metrics = evaluate(trained, dev, out, "-o", json.dumps({"dataset_reader.max_instances": 96}))
+    assert dev_metrics["accuracy"] == pytest.approx(metrics["validation_accuracy"])
     vocab_labels = (trained / "run" / "vocabulary" / "labels.txt").read_text().split()
     assert sorted(vocab_labels) == ["contradiction", "entailment", "neutral"]
 
@@ -84,17 +70,8 @@ def test_predict_gives_label_and_probabilities(trained):
     ]
     inputs.write_text("\n".join(json.dumps(p) for p in pairs) + "\n")
     out = trained / "predictions.jsonl"
-    args = ["predict", str(trained / "run" / "model.tar.gz"), str(inputs), "--output-file", str(out), "--silent"]
-    if trained.name.startswith("snli_elmo"):  # a fresh process: plugins found via .allennlp_plugins
-        subprocess.run(
-            [ALLENNLP, *args],
-            cwd=ROOT,
-            check=True,
-            capture_output=True,
-            env={**os.environ, "ELMO_TASKS_DATA": "fixtures"},
-        )
-    else:
-        run_allennlp(*args)
+    # the ELMo model in a fresh process: plugins found via .allennlp_plugins
+    predict(trained, inputs, out, fresh_process=trained.name.startswith("snli_elmo"))
     predictions = [json.loads(line) for line in out.read_text().splitlines()]
     assert [p["premise"] for p in predictions] == [p["premise"] for p in pairs]
     for prediction in predictions:

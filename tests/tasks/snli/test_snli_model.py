@@ -1,4 +1,4 @@
-"""ESIM: output shapes, ELMo-at-output wiring, configuration errors, and that it learns."""
+"""ESIM: output shapes, ELMo-at-output wiring, configuration errors, pinned numbers, and that it learns."""
 
 import copy
 from typing import List
@@ -9,6 +9,7 @@ from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import Batch, Instance, Vocabulary
 from allennlp.data.token_indexers import ELMoTokenCharactersIndexer, SingleIdTokenIndexer
+from allennlp.models import Model
 from allennlp.modules import FeedForward
 from allennlp.modules.seq2seq_encoders import LstmSeq2SeqEncoder
 from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
@@ -16,11 +17,13 @@ from allennlp.modules.token_embedders import Embedding
 from allennlp.nn import Activation
 from allennlp.nn.util import masked_mean
 
+from elmo_tasks.modules import ElmoAtOutput
 from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder
 from elmo_tasks.tasks.snli.model import EsimElmo
 from elmo_tasks.tasks.snli.reader import SnliJsonlReader
 from tests.conftest import OPTIONS_FILE, WEIGHT_FILE
 from tests.tasks.experiment_case import ExperimentModelTestCase
+from tests.tasks.pinned_outputs import CASES, check_pinned, fixture_batch
 
 H = 8  # hidden size of both BiLSTMs
 # Overrides that shrink experiments/snli_*.jsonnet for ModelTestCase: one key per size.
@@ -102,7 +105,8 @@ def test_elmo_at_output_uses_the_second_mix_of_each_sentence():
     instances = _instances(elmo=True)
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, elmo=True, elmo_at_output=True).eval()
-    elmo = model._elmo
+    elmo = model._elmo_at_output.elmo
+    assert elmo is model.text_field_embedder.token_embedder_elmo  # the embedder of the input, not a copy
     assert model.output_feedforward.get_input_dim() == 4 * (2 * H + elmo.get_output_dim())
     # Make the two mixes clearly different, so reading the wrong one would show.
     with torch.no_grad():
@@ -117,8 +121,7 @@ def test_elmo_at_output_uses_the_second_mix_of_each_sentence():
     model.output_feedforward.register_forward_hook(keep_input)
     tensors = _batch(instances, vocab)
     model(**tensors)
-    elmo(tensors["hypothesis"]["elmo"]["elmo_tokens"])
-    hyp_mix0, hyp_mix1 = elmo.take_representations()
+    hyp_mix0, hyp_mix1 = elmo.representations(tensors["hypothesis"]["elmo"]["elmo_tokens"])
     hyp_mask = (tensors["hypothesis"]["elmo"]["elmo_tokens"] > 0).any(-1)
     width = 2 * H + elmo.get_output_dim()
     # pooled = [mean_p, max_p, mean_h, max_h], each = [composition (2H); ELMo mix 1].
@@ -134,7 +137,7 @@ def test_output_mix_gets_gradients():
     model = _model(vocab, elmo=True, elmo_at_output=True)
     model(**_batch(instances, vocab))["loss"].backward()
     for k in (0, 1):
-        grads = [p.grad for p in getattr(model._elmo, f"scalar_mix_{k}").scalar_parameters]
+        grads = [p.grad for p in getattr(model._elmo_at_output.elmo, f"scalar_mix_{k}").scalar_parameters]
         assert all(g is not None for g in grads) and any(g.abs().sum() > 0 for g in grads)
 
 
@@ -143,6 +146,88 @@ def test_elmo_at_output_without_two_mixes_is_a_clear_error():
     vocab = Vocabulary.from_instances(instances)
     with pytest.raises(ConfigurationError, match="num_output_representations >= 2"):
         _model(vocab, elmo=False, elmo_at_output=True)
+
+
+def test_one_bilm_pass_per_sentence_serves_input_and_output():
+    instances = _instances(elmo=True)
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=True, elmo_at_output=True).eval()
+    passes = []
+    model._elmo_at_output.elmo.bilm.register_forward_hook(lambda *args: passes.append(1))
+    model(**_batch(instances, vocab))
+    assert len(passes) == 2  # the premises, then the hypotheses (4 distinct sentences each)
+
+
+def test_a_config_builds_elmo_at_output_once(monkeypatch):
+    """from_partial_objects finds and checks the ELMo embedder once, sizes the output layers by it and
+    hands it to the model."""
+    from elmo_tasks.modules import elmo_at_output as module
+
+    found = []
+    find = module._the_elmo_embedder
+    monkeypatch.setattr(module, "_the_elmo_embedder", lambda *args: found.append(1) or find(*args))
+    model_params, instances = fixture_batch("snli_elmo.jsonnet", CASES["snli"]["elmo_input_output"][1])
+    model = Model.from_params(vocab=Vocabulary.from_instances(instances), params=model_params)
+    assert len(found) == 1 and model._elmo_at_output.elmo is model.text_field_embedder.token_embedder_elmo
+
+
+def test_the_state_dict_lists_elmo_once_and_archives_with_it_twice_still_load():
+    """Before ElmoAtOutput the model also held the ELMo embedder as ``_elmo``, so its archives list the
+    embedder's tensors twice; they load, and the model's own state dict has them once."""
+    instances = _instances(elmo=True)
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=True, elmo_at_output=True).eval()
+    state = model.state_dict()
+    assert not [key for key in state if key.startswith("_elmo.")]
+    prefix = "text_field_embedder.token_embedder_elmo."
+    old_state = {
+        **state,
+        **{"_elmo." + key[len(prefix) :]: value for key, value in state.items() if key.startswith(prefix)},
+    }
+    old_state[prefix + "scalar_mix_1.gamma"] = torch.tensor([2.5])
+    old_state["_elmo.scalar_mix_1.gamma"] = torch.tensor([2.5])
+    fresh = _model(vocab, elmo=True, elmo_at_output=True).eval()
+    fresh.load_state_dict(old_state)  # strict, as AllenNLP's checks are
+    assert fresh._elmo_at_output.elmo.scalar_mix_1.gamma.item() == 2.5
+    tensors = _batch(instances, vocab)
+    model.text_field_embedder.token_embedder_elmo.scalar_mix_1.gamma.data.fill_(2.5)
+    assert torch.equal(fresh(**tensors)["label_logits"], model(**tensors)["label_logits"])
+
+
+def test_elmo_at_output_must_read_the_models_own_embedder():
+    instances = _instances(elmo=True)
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=True, elmo_at_output=True)
+    other = _model(vocab, elmo=True, elmo_at_output=True)
+    with pytest.raises(ConfigurationError, match="reads another text_field_embedder than the model's"):
+        EsimElmo(
+            vocab=vocab,
+            text_field_embedder=model.text_field_embedder,
+            encoder=model.encoder,
+            projection_feedforward=model.projection_feedforward,
+            inference_encoder=model.inference_encoder,
+            output_feedforward=model.output_feedforward,
+            elmo_at_output=other._elmo_at_output,
+        )
+    # The same embedder's ElmoAtOutput, or true (built here), is accepted.
+    for choice in (model._elmo_at_output, True):
+        rebuilt = EsimElmo(
+            vocab=vocab,
+            text_field_embedder=model.text_field_embedder,
+            encoder=model.encoder,
+            projection_feedforward=model.projection_feedforward,
+            inference_encoder=model.inference_encoder,
+            output_feedforward=model.output_feedforward,
+            elmo_at_output=choice,
+        )
+        assert isinstance(rebuilt._elmo_at_output, ElmoAtOutput)
+        assert rebuilt._elmo_at_output.elmo is model.text_field_embedder.token_embedder_elmo
+
+
+@pytest.mark.parametrize("case", sorted(CASES["snli"]))
+def test_outputs_and_gradients_are_the_pinned_ones(case):
+    """The numbers the model computed before ELMo at the output became explicit (tests/tasks/pinned_outputs.py)."""
+    check_pinned("snli", case)
 
 
 def test_loss_decreases_on_a_tiny_batch():
@@ -216,6 +301,10 @@ def test_one_override_changes_one_size():
 class TestEsimModelCase(ExperimentModelTestCase):
     """AllenNLP's model checks on the real SNLI configs, shrunk to 8-d layers and 24 pairs."""
 
-    @pytest.mark.parametrize("variant", ["baseline", "elmo"])
-    def test_train_save_load_and_batch_consistency(self, variant):
-        self.check_experiment(f"snli_{variant}.jsonnet", TINY_SNLI)
+    @pytest.mark.parametrize(
+        "variant, overrides",
+        [("baseline", {}), ("elmo", {}), ("elmo", CASES["snli"]["elmo_input_output"][1])],
+        ids=["baseline", "elmo", "elmo_input_output"],
+    )
+    def test_train_save_load_and_batch_consistency(self, variant, overrides):
+        self.check_experiment(f"snli_{variant}.jsonnet", {**TINY_SNLI, **overrides})

@@ -12,6 +12,7 @@ from allennlp.predictors import Predictor
 from elmo_tasks.commands.squad_predict import gold_answers
 from elmo_tasks.tasks.squad.metric import score_predictions
 from tests.conftest import FIXTURES_ROOT, experiment_config, run_allennlp
+from tests.tasks.command_runs import train_experiment
 
 DEV = str(FIXTURES_ROOT / "squad" / "dev.json")
 TRAIN = str(FIXTURES_ROOT / "squad" / "train.json")
@@ -30,9 +31,7 @@ def _numbers(line: str):
 
 @pytest.fixture(scope="module", params=["baseline", "elmo"])
 def trained(request, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp(f"squad_{request.param}")
-    run_allennlp("train", f"experiments/squad_{request.param}.jsonnet", "-s", str(out / "run"), "-o", ONE_EPOCH)
-    return out
+    return train_experiment(tmp_path_factory, f"squad_{request.param}", ONE_EPOCH)
 
 
 def test_train_and_evaluate(trained):

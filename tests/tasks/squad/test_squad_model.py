@@ -1,13 +1,12 @@
-"""bidaf_self_attention: train/save/load, span decoding, long passages, one biLM pass per passage."""
+"""The SQuAD model (BiDAF + self-attention): train/save/load, span decoding, long passages, one biLM pass
+per passage, the answers' text, pinned numbers."""
 
-import json
 from typing import List
 
 import pytest
 import torch
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
-from allennlp.common.testing import ModelTestCase
 from allennlp.data import Batch, Instance, Vocabulary
 from allennlp.data.token_indexers import (
     ELMoTokenCharactersIndexer,
@@ -22,7 +21,9 @@ from torch.utils._pytree import tree_leaves
 from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder
 from elmo_tasks.tasks.squad.model import BidafSelfAttention, best_spans
 from elmo_tasks.tasks.squad.reader import SquadV1Reader
-from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, ROOT, WEIGHT_FILE
+from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE
+from tests.tasks.experiment_case import ExperimentModelTestCase
+from tests.tasks.pinned_outputs import CASES, check_pinned
 
 DEV = FIXTURES_ROOT / "squad" / "dev.json"
 PASSAGES = [
@@ -41,26 +42,23 @@ QUESTIONS = [
 # over the passage after a max, over the passage for self-attention): a softmax ignores a shared
 # shift, so these biases' true gradient is exactly zero (what is computed is float noise or 0).
 ZERO_GRADIENT = {"bi_attention._bias", "self_attention._bias"}
+# Overrides that shrink experiments/squad_*.jsonnet for ModelTestCase: one key per size (the fixture
+# sizes are already small), one epoch on the development sample.
+TINY_SQUAD = {
+    "model.text_field_embedder.token_embedders.tokens.embedding_dim": 6,
+    "model.phrase_layer.hidden_size": 6,
+    "model.attention_dim": 8,
+    "train_data_path": "fixtures/squad/dev.json",
+    "trainer.num_epochs": 1,
+}
 
 
-class TestConfigsTrainSaveAndLoad(ModelTestCase):
+class TestSquadModelCase(ExperimentModelTestCase):
+    """AllenNLP's model checks on the real SQuAD configs, shrunk, trained on the development sample."""
+
     @pytest.mark.parametrize("variant", ["baseline", "elmo"])
-    def test_train_save_load(self, variant):
-        config = ROOT / "experiments" / f"squad_{variant}.jsonnet"
-        self.set_up_model(config, DEV)
-        # Batches in file order, so the original and the loaded model see the same first batch.
-        overrides = json.dumps(
-            {
-                "trainer.num_epochs": 1,
-                "train_data_path": str(DEV),
-                "validation_data_path": str(DEV),
-                "data_loader.batch_sampler.shuffle": False,
-                "data_loader.batch_sampler.padding_noise": 0.0,
-            }
-        )
-        self.ensure_model_can_train_save_and_load(
-            config, overrides=overrides, seed=1, gradients_to_ignore=ZERO_GRADIENT
-        )
+    def test_train_save_load_and_batch_consistency(self, variant):
+        self.check_experiment(f"squad_{variant}.jsonnet", TINY_SQUAD, gradients_to_ignore=ZERO_GRADIENT)
 
 
 def _instances(elmo: bool) -> List[Instance]:
@@ -129,7 +127,7 @@ def test_elmo_at_output_needs_two_representations():
     vocab = Vocabulary.from_instances(instances)
     gru = Lazy(GruSeq2SeqEncoder, constructor_extras={"hidden_size": 4, "bidirectional": True})
     embedder = BasicTextFieldEmbedder({"tokens": Embedding(embedding_dim=5, vocab_namespace="tokens", vocab=vocab)})
-    with pytest.raises(ConfigurationError, match="bidaf_self_attention: elmo_at_output=true needs a 'fast_elmo'"):
+    with pytest.raises(ConfigurationError, match="squad_model: elmo_at_output=true needs a 'fast_elmo'"):
         BidafSelfAttention.from_partial_objects(
             vocab=vocab,
             text_field_embedder=embedder,
@@ -157,7 +155,7 @@ def test_learns_the_training_questions():
         optimizer.step()
     model.get_metrics(reset=True)
     model.eval()
-    output = model(**tensors)
+    output = model.make_output_human_readable(model(**tensors))
     assert output["best_span_str"] == [answer for _, _, answer in QUESTIONS]
     assert model.get_metrics()["em"] == 1.0
 
@@ -170,21 +168,46 @@ def test_shared_passages_are_encoded_once_and_give_the_same_answers(elmo):
     model = _model(vocab, elmo).eval()
     seen_rows = []
     model.phrase_layer.register_forward_hook(lambda module, args, out: seen_rows.append(args[0].size(0)))
-    together = model(**_tensors(instances, vocab))
+    together = model.make_output_human_readable(model(**_tensors(instances, vocab)))
     assert seen_rows == [5, 2]  # the questions, then the two distinct passages
     for index, instance in enumerate(instances):
-        alone = model(**_tensors([instance], vocab))
+        alone = model.make_output_human_readable(model(**_tensors([instance], vocab)))
         length = len(instance["passage"].tokens)
         for key in ("span_start_probs", "span_end_probs"):
             assert torch.allclose(together[key][index, :length], alone[key][0, :length], atol=1e-5)
         assert together["best_span_str"][index] == alone["best_span_str"][0]
 
 
+def test_human_readable_answers_are_the_passage_text_of_the_best_spans():
+    instances = _instances(elmo=False)
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=False).eval()
+    output = model(**_tensors(instances, vocab))
+    assert "best_span_str" not in output  # forward gives tensors (and the metadata they are read with)
+    readable = model.make_output_human_readable(output)
+    assert readable["question_id"] == [f"q{i}" for i in range(len(QUESTIONS))]
+    for row, (start, end) in enumerate(readable["best_span"].tolist()):
+        passage = PASSAGES[QUESTIONS[row][1]]
+        tokens = instances[row]["passage"].tokens
+        char_start, char_end = tokens[start].idx, tokens[end].idx_end
+        assert readable["answer_offsets"][row] == (char_start, char_end)
+        assert readable["best_span_str"][row] == passage[char_start:char_end]
+    # One instance through AllenNLP's forward_on_instance (what predictors call) gives one answer.
+    single = model.forward_on_instance(instances[0])
+    assert single["best_span_str"] == readable["best_span_str"][0] and single["question_id"] == "q0"
+
+
+@pytest.mark.parametrize("case", sorted(CASES["squad"]))
+def test_outputs_and_gradients_are_the_pinned_ones(case):
+    """The numbers the model computed before ELMo at the output became explicit (tests/tasks/pinned_outputs.py)."""
+    check_pinned("squad", case)
+
+
 def test_frozen_bilm_runs_once_per_distinct_passage_per_epoch():
     instances = _instances(elmo=True)
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, elmo=True)
-    bilm = model._elmo.bilm
+    bilm = model._elmo_at_output.elmo.bilm
     rows_through_bilm = []
     bilm.register_forward_hook(lambda module, args, out: rows_through_bilm.append(args[0].size(0)))
     tensors = _tensors(instances, vocab)
@@ -222,6 +245,7 @@ def test_long_passage_memory_grows_only_with_the_attention_matrix():
     with torch.no_grad(), LargestTensor() as watch:
         output = model(**_tensors([instance], vocab))
     largest = watch.largest_bytes
+    output = model.make_output_human_readable(output)
     attention_matrix = length * length * 4  # one float32 passage x passage matrix
     assert largest == attention_matrix  # the self-attention scores themselves, nothing larger
     start, end = output["best_span"][0].tolist()

@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from allennlp.common.checks import ConfigurationError
+from allennlp.data.tokenizers import WhitespaceTokenizer
 
 from elmo_tasks.tasks.squad.reader import (
     SquadFormatError,
@@ -156,6 +158,15 @@ def test_not_squad_json(tmp_path):
     bad.write_text("[1, 2]")
     with pytest.raises(SquadFormatError, match="'data' list of articles"):
         list(SquadV1Reader().read(str(bad)))
+
+
+def test_a_tokenizer_without_character_offsets_is_named(tmp_path):
+    # Answers are located by character offsets, which AllenNLP's whitespace tokenizer does not keep.
+    path = _write(tmp_path, [_article("t", "Ann met Bob.", [_qa("q1", "Who?", ("Bob.", 8))])])
+    with pytest.raises(
+        ConfigurationError, match="squad_reader: the tokenizer gave the token 'Ann' no character offsets"
+    ):
+        list(SquadV1Reader(tokenizer=WhitespaceTokenizer()).read(path))
 
 
 def test_folds_partition_the_articles(tmp_path):

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from allennlp.common.checks import ConfigurationError
 from allennlp.models.archival import load_archive
 from allennlp.predictors import Predictor
 
@@ -14,6 +15,7 @@ from elmo_tasks.modules.layer_cache import LayerCache
 from elmo_tasks.tasks.input_limits import InputTooLong
 from elmo_tasks.tasks.srl.sentence_prediction import predict_predicates
 from tests.conftest import ROOT, untrained_archive
+from tests.tasks.command_runs import PREDICT_REPORTING_PEAK_MEMORY
 
 SENTENCE = "The company sells cars , buys parts , hires workers and opens new factories ."
 VERBS = [2, 5, 8, 11]  # sells, buys, hires, opens
@@ -22,7 +24,7 @@ LENGTH = 15
 
 @pytest.fixture(scope="module")
 def archive_file(tmp_path_factory) -> str:
-    """The srl_elmo fixture model with the tiny test biLM, untrained: these tests compare its
+    """The srl_elmo experiment's model with the tiny test biLM, untrained: these tests compare its
     outputs across batchings, not its quality."""
     return str(untrained_archive("srl_elmo", tmp_path_factory.mktemp("srl_elmo")))
 
@@ -94,19 +96,8 @@ def test_a_sentence_over_the_limit_is_refused_with_the_limit_and_what_to_do(arch
 
 
 def test_limits_must_be_positive_integers(archive):
-    with pytest.raises(ValueError, match="tokens_per_batch must be a positive integer, got -1"):
+    with pytest.raises(ConfigurationError, match="tokens_per_batch must be a positive integer, got -1"):
         _predictor(archive, tokens_per_batch=-1)
-
-
-CHILD = r"""
-import json, resource, sys
-from allennlp.commands import main
-sys.argv = ["allennlp", "predict", *sys.argv[1:]]
-try:
-    main(prog="allennlp")
-finally:
-    print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}), file=sys.stderr)
-"""
 
 
 @pytest.mark.slow  # about three minutes: 375 predicates x 3,000 tokens of Viterbi decoding
@@ -125,7 +116,9 @@ def test_a_3000_token_sentence_with_375_predicates_predicts_in_bounded_memory(ar
     inputs.write_text(json.dumps({"sentence": " ".join(words), "verbs": verbs}) + "\n")
     output = tmp_path / "roles.jsonl"
     arguments = [archive_file, str(inputs), "--output-file", str(output), "--silent"]
-    result = subprocess.run([sys.executable, "-c", CHILD, *arguments], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", PREDICT_REPORTING_PEAK_MEMORY, *arguments], cwd=ROOT, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     peak_mb = json.loads(result.stderr.strip().splitlines()[-1])["peak_mb"]
     print(f"peak {peak_mb:.0f} MB")

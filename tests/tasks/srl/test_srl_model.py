@@ -1,12 +1,10 @@
-"""srl_elmo: training from the configs, constrained decoding, one biLM pass per sentence, predictor."""
+"""srl_model: training from the configs, constrained decoding, one biLM pass per sentence, predictor, names."""
 
-import json
 from typing import List
 
 import pytest
 import torch
 from allennlp.common import Params
-from allennlp.common.testing import ModelTestCase
 from allennlp.data import Batch, Instance, Vocabulary
 from allennlp.data.token_indexers import (
     ELMoTokenCharactersIndexer,
@@ -15,27 +13,30 @@ from allennlp.data.token_indexers import (
 from allennlp.models import Model
 
 from elmo_tasks.modules import find_elmo_embedder
-from elmo_tasks.tasks.srl import SrlConllReader, SrlElmo, SrlPredictor
+from elmo_tasks.tasks.srl import SrlConllReader, SrlElmo, SrlPredictor, names
 from elmo_tasks.tasks.srl.model import describe
 from elmo_tasks.tasks.srl.verbs import guess_verbs
-from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, ROOT, WEIGHT_FILE
+from tests.conftest import FIXTURES_ROOT
+from tests.tasks.experiment_case import ExperimentModelTestCase, tiny_bilm_embedder
 
 TRAIN = str(FIXTURES_ROOT / "srl" / "conll2005_train.txt")
 
 
-class TestSrlConfigs(ModelTestCase):
-    @pytest.mark.parametrize("variant", ["srl_baseline", "srl_elmo"])
-    def test_config_trains_saves_and_loads(self, variant, monkeypatch):
-        monkeypatch.chdir(ROOT)
-        self.set_up_model(str(ROOT / "experiments" / f"{variant}.jsonnet"), TRAIN)
-        # Without shuffling and padding noise, the original and the loaded model see the same batch.
-        # (Dotted keys: a nested override object would replace the config's whole object.)
-        overrides = {
-            "trainer.num_epochs": 2,
-            "data_loader.batch_sampler.shuffle": False,
-            "data_loader.batch_sampler.padding_noise": 0.0,
-        }
-        self.ensure_model_can_train_save_and_load(self.param_file, overrides=json.dumps(overrides))
+# Overrides that shrink experiments/srl_*.jsonnet for ModelTestCase: one key per size.
+TINY_SRL = {
+    "model.text_field_embedder.token_embedders.tokens.embedding_dim": 8,
+    "model.predicate_embedding_dim": 4,
+    "model.encoder.hidden_size": 8,
+    "trainer.num_epochs": 2,
+}
+
+
+class TestSrlModelCase(ExperimentModelTestCase):
+    """AllenNLP's model checks on the real SRL configs, shrunk to 8-d layers."""
+
+    @pytest.mark.parametrize("variant", ["baseline", "elmo"])
+    def test_train_save_load_and_batch_consistency(self, variant):
+        self.check_experiment(f"srl_{variant}.jsonnet", TINY_SRL)
 
 
 def _reader(elmo: bool) -> SrlConllReader:
@@ -48,15 +49,10 @@ def _reader(elmo: bool) -> SrlConllReader:
 def _model(vocab: Vocabulary, elmo: bool, hidden: int = 16) -> SrlElmo:
     embedders = {"tokens": {"type": "embedding", "embedding_dim": 16}}
     if elmo:
-        embedders["elmo"] = {
-            "type": "fast_elmo",
-            "options_file": OPTIONS_FILE,
-            "weight_file": WEIGHT_FILE,
-            "dropout": 0.0,
-        }
+        embedders["elmo"] = tiny_bilm_embedder()
     params = Params(
         {
-            "type": "srl_elmo",
+            "type": names.MODEL,
             "predicate_embedding_dim": 8,
             "text_field_embedder": {"token_embedders": embedders},
             "encoder": {"type": "alternating_lstm", "hidden_size": hidden, "num_layers": 2},
@@ -109,6 +105,25 @@ def test_constrained_viterbi_never_starts_or_jumps_into_an_inside_tag():
 def _model_without_data(vocab: Vocabulary) -> SrlElmo:
     vocab.add_token_to_namespace("word", "tokens")
     return _model(vocab, False)
+
+
+def test_tags_are_decoded_outside_training_and_named_by_the_readable_output():
+    """As NER's: ``tags`` (ids) in the output, tag strings after make_output_human_readable."""
+    reader = _reader(False)
+    instances = _instances(reader)[:3]
+    vocab = Vocabulary.from_instances(_instances(reader))
+    model = _model(vocab, False)
+    with torch.no_grad():
+        trained_batch = _run(model.train(), instances, vocab)
+        output = _run(model.eval(), instances, vocab)
+    assert "tags" not in trained_batch  # decoding every training batch would slow training down
+    paths = output["tags"]
+    assert paths == model.decode_paths(output["class_probabilities"], output["mask"])
+    assert [len(path) for path in paths] == [len(instance["tokens"]) for instance in instances]
+    readable = model.make_output_human_readable(output)
+    assert readable["tags"] == [[vocab.get_token_from_index(t, "srl_roles") for t in path] for path in paths]
+    assert model.make_output_human_readable(trained_batch)["tags"] == readable["tags"]  # decoded there
+    assert {"logits", "class_probabilities", "mask"}.isdisjoint(readable)
 
 
 def test_bilm_runs_once_per_distinct_sentence():

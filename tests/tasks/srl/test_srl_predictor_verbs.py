@@ -32,7 +32,7 @@ def model(reader) -> Model:
     """An untrained SRL model: these tests check which predicates it is asked about, not its tags."""
     vocab = Vocabulary.from_instances(reader.read(str(FIXTURES_ROOT / "srl" / "conll2005_train.txt")))
     params = {
-        "type": "srl_elmo",
+        "type": "srl_model",
         "predicate_embedding_dim": 4,
         "text_field_embedder": {"token_embedders": {"tokens": {"type": "embedding", "embedding_dim": 8}}},
         "encoder": {"type": "alternating_lstm", "hidden_size": 8, "num_layers": 2},

@@ -7,9 +7,6 @@ from the repo root) to save interpreter start-ups; ``predict`` of the ELMo archi
 
 import copy
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,9 +15,7 @@ from allennlp.models.archival import load_archive
 from elmo_tasks.tasks.sst.labels import FINE_GRAINED_NAMES
 from elmo_tasks.tasks.sst.trees import parse_tree
 from tests.conftest import FIXTURES_ROOT, ROOT, experiment_config, run_allennlp
-
-# The allennlp script of the Python running the tests (the project's .venv/bin/allennlp).
-ALLENNLP = str(Path(sys.executable).parent / "allennlp")
+from tests.tasks.command_runs import evaluate, predict, train_experiment
 
 TWO_EPOCHS = json.dumps({"trainer.num_epochs": 2})
 SENTENCES = ["A gorgeous, witty film that never drags.", "I didn't like it (at all)."]
@@ -28,9 +23,7 @@ SENTENCES = ["A gorgeous, witty film that never drags.", "I didn't like it (at a
 
 @pytest.fixture(scope="module", params=["baseline", "elmo"])
 def trained(request, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp(f"sst5_{request.param}")
-    run_allennlp("train", f"experiments/sst5_{request.param}.jsonnet", "-s", str(out / "run"), "-o", TWO_EPOCHS)
-    return out
+    return train_experiment(tmp_path_factory, f"sst5_{request.param}", TWO_EPOCHS)
 
 
 def test_train_writes_archive_and_metrics(trained: Path) -> None:
@@ -44,14 +37,7 @@ def test_train_writes_archive_and_metrics(trained: Path) -> None:
 
 def test_evaluate_counts_test_roots(trained: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = trained / "test_metrics.json"
-    run_allennlp(
-        "evaluate",
-        str(trained / "run" / "model.tar.gz"),
-        str(FIXTURES_ROOT / "sst" / "test.txt"),
-        "--output-file",
-        str(out),
-    )
-    metrics = json.loads(out.read_text())
+    metrics = evaluate(trained, str(FIXTURES_ROOT / "sst" / "test.txt"), out)
     assert metrics["loss"] > 0
     # The accuracy is the share of test sentences (roots) whose predicted class is the gold one.
     predictions = trained / "test_predictions.jsonl"
@@ -79,17 +65,8 @@ def test_predict_gives_class_name_and_probabilities(trained: Path) -> None:
     inputs = trained / "sentences.jsonl"
     inputs.write_text("".join(json.dumps({"sentence": s}) + "\n" for s in SENTENCES))
     out = trained / "predictions.jsonl"
-    args = ["predict", str(trained / "run" / "model.tar.gz"), str(inputs), "--output-file", str(out), "--silent"]
-    if trained.name.startswith("sst5_elmo"):
-        subprocess.run(
-            [ALLENNLP, *args],
-            cwd=ROOT,
-            check=True,
-            capture_output=True,
-            env={**os.environ, "ELMO_TASKS_DATA": "fixtures"},
-        )
-    else:
-        run_allennlp(*args)
+    # the ELMo model in a fresh process: plugins found via .allennlp_plugins
+    predict(trained, inputs, out, fresh_process=trained.name.startswith("sst5_elmo"))
     predictions = [json.loads(line) for line in out.read_text().splitlines()]
     assert predictions[0]["tokens"] == ["A", "gorgeous", ",", "witty", "film", "that", "never", "drags", "."]
     assert predictions[1]["tokens"] == ["I", "did", "n't", "like", "it", "(", "at", "all", ")", "."]

@@ -1,4 +1,4 @@
-"""The biattentive classifier: pooling by hand, masking, training lowers the loss, ELMo wiring."""
+"""The biattentive classifier: pooling by hand, masking, training lowers the loss, ELMo wiring, pinned numbers."""
 
 from typing import List
 
@@ -21,6 +21,7 @@ from elmo_tasks.tasks.sst.pooling import MultiPooling
 from elmo_tasks.tasks.sst.reader import SstTreesReader
 from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE
 from tests.tasks.experiment_case import ExperimentModelTestCase, write_tiny_config
+from tests.tasks.pinned_outputs import CASES, check_pinned
 
 HIDDEN = 8
 
@@ -59,12 +60,14 @@ def _model(vocab: Vocabulary, elmo: bool, elmo_at_output: bool) -> BiattentiveCl
         input_dim += embedders["elmo"].get_output_dim()
         regularizer = RegularizerApplicator([(MIXING_WEIGHTS_REGEX, L2Regularizer(0.001))])
     return BiattentiveClassifier(
-        vocab,
-        BasicTextFieldEmbedder(embedders),
-        FeedForward(input_dim, 1, HIDDEN, Activation.by_name("relu")()),
-        LstmSeq2SeqEncoder(HIDDEN, HIDDEN, bidirectional=True),
-        LstmSeq2SeqEncoder(6 * HIDDEN, HIDDEN, bidirectional=True),
-        FeedForward(4 * (2 * HIDDEN + (32 if elmo_at_output else 0)), 1, HIDDEN, Activation.by_name("relu")()),
+        vocab=vocab,
+        text_field_embedder=BasicTextFieldEmbedder(embedders),
+        pre_encode_feedforward=FeedForward(input_dim, 1, HIDDEN, Activation.by_name("relu")()),
+        encoder=LstmSeq2SeqEncoder(HIDDEN, HIDDEN, bidirectional=True),
+        integrator=LstmSeq2SeqEncoder(6 * HIDDEN, HIDDEN, bidirectional=True),
+        feedforward=FeedForward(
+            4 * (2 * HIDDEN + (32 if elmo_at_output else 0)), 1, HIDDEN, Activation.by_name("relu")()
+        ),
         embedding_dropout=0.0,
         integrator_dropout=0.0,
         elmo_at_output=elmo_at_output,
@@ -120,6 +123,26 @@ def test_elmo_at_output_uses_the_second_mix() -> None:
     # The output mix only influences the loss through the output path: it must get a gradient.
     assert mix_1.scalar_parameters[0].grad is not None
     assert float(mix_1.scalar_parameters[0].grad.abs().sum()) > 0
+
+
+def test_one_bilm_pass_serves_input_and_output() -> None:
+    instances = _instances(elmo=True)[:4]
+    vocab = Vocabulary.from_instances(instances)
+    model = _model(vocab, elmo=True, elmo_at_output=True).eval()
+    elmo = model._elmo_at_output.elmo
+    assert elmo is model.text_field_embedder.token_embedder_elmo
+    passes = []
+    elmo.bilm.register_forward_hook(lambda *args: passes.append(1))
+    batch = Batch(instances)
+    batch.index_instances(vocab)
+    model(**batch.as_tensor_dict())
+    assert len(passes) == 1
+
+
+@pytest.mark.parametrize("case", sorted(CASES["sst"]))
+def test_outputs_and_gradients_are_the_pinned_ones(case: str) -> None:
+    """The numbers the model computed before ELMo at the output became explicit (tests/tasks/pinned_outputs.py)."""
+    check_pinned("sst", case)
 
 
 def test_padding_does_not_change_predictions() -> None:

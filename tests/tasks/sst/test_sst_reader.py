@@ -6,6 +6,7 @@ from typing import List, Tuple
 import pytest
 from allennlp.common.checks import ConfigurationError
 
+from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.tasks.sst.reader import SstTreesReader
 from tests.conftest import FIXTURES_ROOT, SHARED, needs_shared
 
@@ -70,7 +71,7 @@ def test_blank_lines_are_skipped(tmp_path: Path) -> None:
 def test_malformed_line_names_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "broken.txt"
     path.write_text("(3 good)\n(1 (2 not) (9 bad))\n", encoding="utf-8")
-    with pytest.raises(ConfigurationError, match=r"broken.txt, line 2: .*found '9'"):
+    with pytest.raises(DataFileError, match=r"broken.txt, line 2: not a sentiment tree .*found '9'"):
         _read(path)
 
 

@@ -1,17 +1,16 @@
-"""Plots for docs/RESULTS.md, from the run records of scripts/reproduce.py.
+"""The report's plots (docs/RESULTS.md), from run records and trained models.
 
-* ``layer_weights``: the softmax-normalised ELMo mixing weights of trained models (from a state
-  dict or an archive), at the input (mix 0) and, where a model has one, at the output (mix 1):
+* ``layer_weights``: the softmax-normalised ELMo mixing weights of trained models (from their state
+  dicts, kept in the run records), at the input (mix 0) and, where a model has one, at the output (mix 1):
   the paper's Figure 2.
 * ``validation_curves``: the validation metric per epoch, baseline vs ELMo, mean over seeds.
 * ``sample_efficiency``: test metric against the fraction of training data (the paper's Figure 1).
 """
 
 import re
-import tarfile
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 MIX_KEY = re.compile(r"scalar_mix_(\d+)\.scalar_parameters\.(\d+)$")
 
@@ -40,21 +39,9 @@ def state_layer_weights(state: Dict[str, Any]) -> Dict[int, List[float]]:
     }
 
 
-def archive_layer_weights(archive: Path) -> Dict[int, List[float]]:
-    """``mix index -> softmax-normalised layer weights`` of the ELMo embedder in ``archive``."""
-    import torch
-
-    with tarfile.open(archive) as tar:
-        member = tar.extractfile("weights.th")
-        if member is None:
-            raise FileNotFoundError(f"{archive} has no weights.th")
-        state = torch.load(member, map_location="cpu", weights_only=True)
-    return state_layer_weights(state)
-
-
-def layer_weights_figure(per_task: Dict[str, Sequence[Dict[int, List[float]]]], path: Path) -> Optional[Path]:
-    """Mean softmax weights over each task's runs (``task -> [{mix: weights}]``, e.g. from
-    ``archive_layer_weights`` or run records), one group of bars per task and mix."""
+def layer_weights_figure(per_task: Mapping[str, Sequence[Dict[int, List[float]]]], path: Path) -> Optional[Path]:
+    """Mean softmax weights over each task's runs (``task -> [{mix: weights}]``, from run records),
+    one group of bars per task and mix."""
     rows: List[Tuple[str, List[float]]] = []
     for task, runs in per_task.items():
         by_mix: Dict[int, List[List[float]]] = defaultdict(list)
@@ -90,7 +77,7 @@ def layer_weights_figure(per_task: Dict[str, Sequence[Dict[int, List[float]]]], 
 
 
 def validation_curves_figure(
-    per_task: Dict[str, Dict[str, Sequence[List[float]]]], metrics: Dict[str, str], path: Path
+    per_task: Mapping[str, Mapping[str, Sequence[List[float]]]], metrics: Dict[str, str], path: Path
 ) -> Optional[Path]:
     """``per_task``: task -> variant -> the validation metric per epoch of each seed; one panel per
     task, mean over seeds (as long as the shortest run)."""

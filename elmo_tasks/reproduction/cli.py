@@ -1,0 +1,177 @@
+"""Reproduce the benchmarks of Peters et al. (2018): baseline vs. ELMo, several seeds, one report.
+
+Every (task, variant, seed) is trained with ``allennlp train`` into
+``<runs-dir>/<task>/<variant>/seed<k>`` (runs-dir: ``runs/<budget>``; ELMO_TASKS_SEED = seed base
++ k; ``fold<K>of<N>-seed<k>`` for SQuAD's other cross-validation folds, ``--splits``) and its
+archive is scored with ``allennlp evaluate`` on every test file the task's libsonnet names
+(``data.test``, and ``data.test_brown`` for CoNLL-2005 SRL). Each finished run leaves a record,
+``record.json`` in its directory and a copy under ``<records-dir>/<task>/<variant>/<run>.json``
+(records-dir: ``docs/results/records/<budget>`` for mini and paper): the
+exact commands, the resolved config, overrides, environment, seed, git commit, wall times, test
+and validation metrics, the validation curve and the learned ELMo layer weights. The report
+(docs/RESULTS.md for the ``mini`` budget: a table shaped like the paper's Table 1, the analyses,
+plots and a section per task) is regenerated from the records alone, never edited by hand.
+
+    .venv/bin/python scripts/reproduce.py all --budget smoke           # every task on the fixtures
+    .venv/bin/python scripts/reproduce.py squad coref --budget mini    # real data, this machine
+    .venv/bin/python scripts/reproduce.py ner sst5 snli --budget mini --analyses --analysis-seeds 1   # Tables 2, 3
+    .venv/bin/python scripts/reproduce.py all --budget mini --report-only          # the report alone
+    .venv/bin/python scripts/reproduce.py diagnose input_output        # a few SNLI steps (diagnose --help)
+
+Budgets (elmo_tasks/reproduction/tasks.py): ``smoke`` (fixtures, one epoch, 1 seed), ``mini`` (the
+real data, cut to fit a 2-core CPU; 3 seeds) and ``paper`` (the experiment configs unchanged;
+5 seeds; GPUs advised). ``--analyses`` adds the paper's Table 2/3 variants, ``--sample-efficiency``
+the training-share runs (Figure 1), ``--reuse-only`` records finished runs without training.
+
+A finished run made with the same settings is reused (for an ELMo run the settings include the
+sha256 of the biLM weights it read), from its run directory or, when that is gone (``runs/`` is
+scratch space), from its record in the records directory; so is the run of another variant of the task
+that trained the very same model (same resolved config, biLM and seed: e.g. an analysis variant
+whose overrides a config file has since adopted), whose record is copied with ``trained_as`` naming
+it. Records that the current config files or shipped biLM would not reuse are marked † in the
+report. A run that was interrupted is resumed with
+``allennlp train --recover``; a run that fails is reported and the others go on (exit status 1
+at the end). Progress (which run, how many are left, elapsed and estimated time) goes to stdout,
+and the last lines give each asked task's test metrics from the records, as the report's Table 1:
+``ner smoke: baseline F1 5.00, ELMo F1 0.00 (test, 1 seed each)``.
+"""
+
+import argparse
+import json
+import sys
+from typing import Any, Dict, List, Optional, Tuple
+
+from elmo_tasks.reproduction import diagnose
+from elmo_tasks.reproduction.commands import RunFailed
+from elmo_tasks.reproduction.plan import Job, Plan
+from elmo_tasks.reproduction.progress import Progress
+from elmo_tasks.reproduction.records import Record, load_records
+from elmo_tasks.reproduction.report import write_report
+from elmo_tasks.reproduction.report_values import metrics_line
+from elmo_tasks.reproduction.runner import run_one
+from elmo_tasks.reproduction.tasks import BUDGETS, TASKS
+from elmo_tasks.wording import counted
+
+
+def json_object(text: str) -> Dict[str, Any]:
+    """``--overrides``: a JSON object."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise argparse.ArgumentTypeError(f"--overrides is not valid JSON ({err})") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("--overrides must be a JSON object, e.g. '{\"trainer.num_epochs\": 3}'")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reproduce.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    add = parser.add_argument
+    add("tasks", nargs="+", metavar="TASK", help=f"'all' or any of {', '.join(TASKS)}")
+    add("--budget", required=True, choices=BUDGETS, help="smoke, mini or paper (see elmo_tasks/reproduction/tasks.py)")
+    add("--seeds", type=int, help="seeds per variant (default: the budget's)")
+    add("--seed-base", type=int, default=13370, help="seed k uses ELMO_TASKS_SEED = base + k")
+    add("--only-seeds", type=int, nargs="+", metavar="K", help="only these seed indices (others run elsewhere)")
+    add(
+        "--splits",
+        nargs="+",
+        metavar="S",
+        help="for tasks with splits (SQuAD's folds ELMO_TASKS_FOLD): these, e.g. 2/4 3/4, or 'all' (default: 1/4)",
+    )
+    add("--variants", nargs="+", help="only these variants (default: baseline and elmo)")
+    add(
+        "--analysis-seeds",
+        type=int,
+        metavar="N",
+        help="seeds of the --analyses variants (default: as many as the others); the paper's tables are single runs",
+    )
+    add("--analyses", action="store_true", help="also the analysis variants (Tables 2 and 3)")
+    add("--sample-efficiency", action="store_true", help="also train on the budget's shares of the training data")
+    add(
+        "--overrides",
+        type=json_object,
+        default={},
+        help="JSON object of config overrides for every run, on top of the budget's (dotted keys, as `allennlp "
+        "train -o`); recorded with the results",
+    )
+    add("--runs-dir", help="default: runs/<budget>")
+    add("--records-dir", help="default: docs/results/records/<budget> for mini and paper, else in runs")
+    add("--results", help="the report (default: docs/RESULTS.md for mini, else in the runs dir)")
+    add("--force", action="store_true", help="retrain even if a run is complete")
+    add("--report-only", action="store_true", help="only regenerate the report from the records")
+    add("--reuse-only", action="store_true", help="record finished runs (e.g. of another runs dir), train nothing")
+    add("--in-process", action="store_true", help="run allennlp in this process (tests)")
+    return parser
+
+
+def parse_args(argv: Optional[List[str]]) -> Tuple[argparse.Namespace, List[str]]:
+    """The arguments, and the tasks they ask for (``all``: every task); unknown tasks or variants are errors."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    tasks = list(TASKS) if args.tasks == ["all"] else args.tasks
+    unknown = [t for t in tasks if t not in TASKS]
+    if unknown:
+        parser.error(f"unknown task(s) {unknown}; choose 'all' or from {list(TASKS)}")
+    if args.variants:
+        known = {v for t in tasks for v in TASKS[t].variants(args.budget, analyses=True, sample_efficiency=True)}
+        bad = sorted(set(args.variants) - known)
+        if bad:
+            parser.error(f"unknown variant(s) {bad}; the tasks have {sorted(known)}")
+    return args, tasks
+
+
+def mark_outdated(plan: Plan, records: List[Record]) -> None:
+    """Sets ``outdated`` on each record whose run the current config files or shipped biLM would not
+    reuse: its config fingerprint or biLM sha256 differs from what its variant resolves to today (or the
+    variant is gone), so the report can say which results predate a change."""
+    current: Dict[Tuple[str, str, Optional[str]], Optional[Dict[str, Any]]] = {}
+    for record in records:
+        key = (record["task"], record["variant"], record.get("split"))
+        if key not in current:
+            known = TASKS[key[0]].variants(plan.budget, analyses=True, sample_efficiency=True)
+            try:
+                current[key] = plan.settings(key[0], known[key[1]], key[2]) if key[1] in known else None
+            except RunFailed:
+                current[key] = None
+        settings = current[key]
+        recorded = {name: record.get(name) for name in ("config_sha256", "bilm_weights_sha256")}
+        record["outdated"] = settings is None or any(value != settings.get(name) for name, value in recorded.items())
+
+
+def run_jobs(plan: Plan, jobs: List[Job]) -> List[str]:
+    """Runs every job in turn; a failed run is reported and the others go on. The failures, one line each."""
+    failures: List[str] = []
+    progress = Progress(len(jobs))
+    for job in jobs:
+        try:
+            run_one(plan, job, progress)
+        except RunFailed as failure:
+            progress.failed()
+            name = TASKS[job.task].run_name(job.split, job.seed_index)
+            failures.append(f"{job.task} {job.variant} {name}: {failure}")
+            print(f"    FAILED {failures[-1]}", flush=True)
+    return failures
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """``scripts/reproduce.py``: runs what the arguments ask for, then writes the report; the exit status."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["diagnose"]:
+        return diagnose.main(argv[1:])
+    args, tasks = parse_args(argv)
+    plan = Plan(args)
+    jobs = plan.jobs(tasks)
+    failures = [] if args.report_only else run_jobs(plan, jobs)
+    records = load_records(plan.records_dir)
+    mark_outdated(plan, records)
+    write_report(records, plan.results, budget=args.budget)
+    asked = "report only" if args.report_only else f"{counted(len(jobs), 'run')} asked, {len(failures)} failed"
+    print(f"reproduce: {asked}; {counted(len(records), 'record')} -> {plan.results}")
+    for failure in failures:
+        print(f"  failed: {failure}")
+    # The last lines: each task's test metrics, as the report's Table 1 gives them.
+    for task in tasks:
+        print(metrics_line(records, task, args.budget))
+    return 1 if failures else 0

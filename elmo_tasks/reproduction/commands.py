@@ -1,0 +1,82 @@
+"""Running one ``allennlp`` command of a run, from the repository root, and showing it as a shell line."""
+
+import contextlib
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+# The repository whose experiments/ the runs train (this file is elmo_tasks/reproduction/commands.py).
+ROOT = Path(__file__).resolve().parents[2]
+# The allennlp beside this Python (.venv/bin/allennlp when run as the README shows).
+ALLENNLP = str(Path(sys.executable).parent / "allennlp")
+
+
+class RunFailed(Exception):
+    """One run cannot go on (a command failed, a config does not resolve); the message says which and where
+    its log is. The other runs go on."""
+
+
+def shown(env: Dict[str, str], command: List[str]) -> str:
+    """The command as one shell line a reader can paste (run from the repo root)."""
+    prefix = " ".join(f"{key}={value}" for key, value in env.items())
+    parts = [".venv/bin/allennlp" if part == ALLENNLP else part.replace(f"{ROOT}/", "") for part in command]
+    return f"{prefix} {shlex.join(parts)}"
+
+
+def run_allennlp(env: Dict[str, str], command: List[str], log: Path, in_process: bool) -> float:
+    """Runs one allennlp command from the repo root, output to ``log``; its wall time in seconds.
+
+    ``in_process`` runs it inside this Python (the test suite's smoke runs: no interpreter start-up
+    per command); otherwise it is a subprocess, so a crash or a leak stays in that run."""
+    print(f"    $ {shown(env, command)}", flush=True)
+    start = time.monotonic()
+    if in_process:
+        _run_in_process(env, command, log)
+    else:
+        with open(log, "w", encoding="utf-8") as handle:
+            result = subprocess.run(
+                command, cwd=ROOT, env={**os.environ, **env}, stdout=handle, stderr=subprocess.STDOUT, check=False
+            )
+        if result.returncode != 0:
+            raise RunFailed(f"exit {result.returncode}; see {log}: {shown(env, command)}")
+    return time.monotonic() - start
+
+
+def _run_in_process(env: Dict[str, str], command: List[str], log: Path) -> None:
+    from unittest import mock
+
+    from allennlp.commands import main as allennlp_main
+
+    import elmo_tasks.plugin  # noqa: F401 (its environment defaults must outlive each run's patched environment)
+
+    previous = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        with (
+            open(log, "w", encoding="utf-8") as handle,
+            contextlib.redirect_stdout(handle),
+            contextlib.redirect_stderr(handle),
+            mock.patch.object(sys, "argv", ["allennlp", *command[1:]]),
+            mock.patch.dict(os.environ, env),
+        ):
+            allennlp_main(prog="allennlp")
+    except SystemExit as stop:
+        if stop.code not in (0, None):
+            raise RunFailed(f"exit {stop.code}; see {log}: {shown(env, command)}") from None
+    except Exception as error:  # noqa: BLE001 (any failure of one run is reported, the others go on)
+        raise RunFailed(f"{type(error).__name__}: {error}; see {log}: {shown(env, command)}") from error
+    finally:
+        os.chdir(previous)
+
+
+def git_commit() -> Dict[str, Any]:
+    """HEAD and whether the working tree had uncommitted changes to tracked files."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False).stdout.strip()
+
+    return {"git_commit": git("rev-parse", "HEAD") or None, "git_dirty": bool(git("status", "--porcelain", "-uno"))}

@@ -1,0 +1,93 @@
+"""What a run's settings resolve to: its environment, data files, resolved config and the biLM it reads.
+
+Two runs with the same resolved config (less its seeds), data, environment and biLM weights train the
+same model; the fingerprints here are how records say so.
+"""
+
+import hashlib
+import json
+import os
+from typing import Any, Dict
+
+from elmo_tasks.reproduction.commands import ROOT, RunFailed
+from elmo_tasks.reproduction.tasks import TASKS
+
+# Set in the caller's environment, these change a run, so the recorded commands show them.
+PASSED_ON = ("ELMO_OPTIONS", "ELMO_WEIGHTS", "OMP_NUM_THREADS", "ELMO_TASKS_SRL_DATASET", "ELMO_TASKS_FOLD")
+# Of those, the ones that make a finished run unusable for another invocation (another biLM).
+IDENTIFYING = ("ELMO_OPTIONS", "ELMO_WEIGHTS")
+# What a run's config sets besides what it trains: its seeds (a run's seed is part of its name, not its settings).
+SEED_KEYS = ("random_seed", "numpy_seed", "pytorch_seed")
+
+
+def run_env(data: str, seed: int, extra: Dict[str, str]) -> Dict[str, str]:
+    """The environment variables a run's commands get (and show): the passed-on ones, ``extra``, data and seed."""
+    passed = {name: os.environ[name] for name in PASSED_ON if name in os.environ}
+    return {**passed, **extra, "ELMO_TASKS_DATA": data, "ELMO_TASKS_SEED": str(seed)}
+
+
+def data_paths(task: str, env: Dict[str, str]) -> Dict[str, str]:
+    """The libsonnet's ``data`` (train, validation, test... files), evaluated with every environment
+    variable as an external variable (as allennlp passes them), the run's settings in ``env`` and,
+    for variables still unset, the plugin's defaults (elmo_tasks/config_defaults.py)."""
+    import _jsonnet
+
+    from elmo_tasks.config_defaults import DEFAULTS
+
+    ext_vars = {**DEFAULTS, **os.environ, **env}
+    snippet = f"(import '{TASKS[task].libsonnet}').data"
+    return json.loads(_jsonnet.evaluate_snippet("reproduce.py", snippet, ext_vars=ext_vars, jpathdir=[str(ROOT)]))
+
+
+def files_to_evaluate(task: str, env: Dict[str, str]) -> Dict[str, str]:
+    """``name -> file`` of every ``test*`` entry of the libsonnet's ``data``."""
+    return {name: path for name, path in data_paths(task, env).items() if name.startswith("test")}
+
+
+def resolved_config(config: str, data: str, overrides: Dict[str, Any], env: Dict[str, str]) -> Dict[str, Any]:
+    """The config that `allennlp train CONFIG -o OVERRIDES` resolves today (what it writes to config.json),
+    for seed 0."""
+    from allennlp.common import Params
+
+    from elmo_tasks.config_defaults import DEFAULTS
+
+    ext_vars = {**DEFAULTS, **os.environ, **run_env(data, 0, env)}
+    try:
+        params = Params.from_file(str(ROOT / config), params_overrides=json.dumps(overrides), ext_vars=ext_vars)
+    except Exception as error:  # a missing file, a jsonnet error, an override of a wrong type: this run fails
+        raise RunFailed(f"cannot resolve {config} with overrides {json.dumps(overrides)}: {error}") from error
+    return params.as_dict(quiet=True)
+
+
+def config_value(config: str, data: str, dotted: str) -> Any:
+    """One value of an experiment config (e.g. ``trainer.num_epochs``), evaluated for a data mode."""
+    node = resolved_config(config, data, {}, {})
+    for part in dotted.split("."):
+        node = node[part]
+    return node
+
+
+def config_fingerprint(config: Dict[str, Any]) -> str:
+    """The start of the sha256 of a resolved config without its seeds: two runs with the same fingerprint
+    train the same model whatever their seeds; an edit to a config file changes it."""
+    unseeded = {key: value for key, value in config.items() if key not in SEED_KEYS}
+    return hashlib.sha256(json.dumps(unseeded, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
+def bilm_weights_sha256() -> str:
+    """The start of the sha256 of the weights file ELMo runs read (ELMO_WEIGHTS or the shipped biLM).
+
+    The shipped biLM is replaced in place when a better one is trained, under the same name, so a
+    record names its biLM by content: a finished ELMo run is reused only with the same weights.
+    """
+    from elmo_tasks.bilm.references import resolve_bilm_file
+    from elmo_tasks.config_defaults import DEFAULTS
+
+    path = resolve_bilm_file(os.environ.get("ELMO_WEIGHTS", DEFAULTS["ELMO_WEIGHTS"]))
+    if not os.path.isfile(path):
+        raise RunFailed(f"ELMO_WEIGHTS names {path}, which is not a file: set it to a biLM's weights.hdf5")
+    digest = hashlib.sha256()
+    with open(path, "rb") as weights:
+        for block in iter(lambda: weights.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]

@@ -1,0 +1,105 @@
+"""The one place that decides what happens to a run: reuse a finished run, skip it, or train it (anew,
+from scratch over an old directory, or resuming an interrupted training with ``--recover``).
+
+``training_step`` is the rule for any ``allennlp train`` directory, the task runs' and the fine-tuned
+biLM's alike; ``decide`` adds, for a task run, the ways a finished run is reused.
+"""
+
+import json
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
+from elmo_tasks.reproduction.records import Record, finished_run_record, kept_record, same_settings, twin_record
+from elmo_tasks.reproduction.tasks import TASKS
+
+
+class Step(Enum):
+    """What to do with a training directory."""
+
+    DONE = "trained already with these settings"
+    RESUME = "interrupted with these settings: resume from its checkpoints"
+    RESTART = "made with other settings (or forced): train from scratch over it"
+    TRAIN = "no directory yet: train"
+
+    @property
+    def flags(self) -> List[str]:
+        """What ``allennlp train`` adds for this step."""
+        return {Step.RESUME: ["--recover"], Step.RESTART: ["-f"]}.get(self, [])
+
+
+def training_step(run_dir: Path, same: bool, finished: bool) -> Step:
+    """``same``: the directory was made with the settings asked for; ``finished``: its training ended."""
+    if same and finished:
+        return Step.DONE
+    if same and any(run_dir.glob("*_state_e*.th")):  # allennlp's checkpoints
+        return Step.RESUME
+    return Step.RESTART if run_dir.exists() else Step.TRAIN
+
+
+class Reuse(Enum):
+    """Where a reused run's record comes from."""
+
+    RUN_DIR = "its finished run directory"
+    RECORD = "its record in the records directory (no run directory)"
+    TWIN = "the record of another variant's run that trained the same model"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A run's fate: a ``record`` to reuse (``reuse`` says whence), a training ``step``, or neither (skipped)."""
+
+    record: Optional[Record] = None
+    reuse: Optional[Reuse] = None
+    step: Optional[Step] = None
+
+
+def decide(plan: Plan, job: Job, settings: Dict[str, Any]) -> Decision:
+    """What to do with ``job``, in this order: reuse its finished run directory, then (once that is gone)
+    its kept record, then the record of another variant that trained the very same model; with
+    ``--reuse-only`` nothing else; else the training step its directory calls for. ``--force`` trains
+    again whatever was there."""
+    paths, force = plan.paths(job), plan.args.force
+    name = paths.run_dir.name
+    if not force:
+        record = finished_run_record(paths.run_dir, settings)
+        if record is not None:
+            return Decision(record, Reuse.RUN_DIR)
+        if not paths.run_dir.exists():
+            record = kept_record(plan.records_dir, job.task, job.variant, name, settings)
+            if record is not None:
+                return Decision(record, Reuse.RECORD)
+        record = twin_record(plan.records_dir, job.task, job.variant, name, settings)
+        if record is not None:
+            return Decision(record, Reuse.TWIN)
+    if plan.args.reuse_only:
+        return Decision()
+    return Decision(step=training_step(paths.run_dir, not force and _trained_with(paths, settings), _trained(paths)))
+
+
+def _trained_with(paths: RunPaths, settings: Dict[str, Any]) -> bool:
+    """Whether the directory's latest training command had ``settings``."""
+    return paths.settings_file.exists() and same_settings(json.loads(paths.settings_file.read_text()), settings)
+
+
+def _trained(paths: RunPaths) -> bool:
+    # metrics.json comes at the end of training: an archive without it is the best epoch of an interrupted run
+    return (paths.run_dir / "model.tar.gz").exists() and (paths.run_dir / "metrics.json").exists()
+
+
+def reused_label(job: Job, decision: Decision, records_dir: Path) -> str:
+    """The progress line's label of a reused run."""
+    name = TASKS[job.task].run_name(job.split, job.seed_index)
+    label = f"{job.task} {job.variant} {name}"
+    if decision.reuse is Reuse.RECORD:
+        return f"{label} (from its record in {records_dir}; no run directory)"
+    if decision.reuse is Reuse.TWIN and decision.record is not None:
+        return f"{label} (trained as {trained_as(decision.record, name)}: the same resolved config and seed)"
+    return label
+
+
+def trained_as(twin: Record, name: str) -> str:
+    """The run (``variant/name``) that trained a twin's model: the twin's own, or the one it was copied from."""
+    return twin.get("trained_as") or f"{twin['variant']}/{name}"

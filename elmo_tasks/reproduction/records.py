@@ -1,0 +1,155 @@
+"""Run records: what a finished run leaves (commands, settings, metrics, curves, layer weights), where it
+is kept, and which records a run with given settings may reuse.
+
+A record is a JSON object, ``record.json`` in its run directory and a copy under
+``<records-dir>/<task>/<variant>/<run>.json``; its keys are those of ``build_record``.
+"""
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from elmo_tasks.reproduction.commands import RunFailed
+from elmo_tasks.reproduction.tasks import TASKS
+
+Record = Dict[str, Any]
+RECORD_VERSION = 2
+# What decides the model a run trains besides its resolved config (config_sha256) and seed.
+TWIN_KEYS = ("config_sha256", "data", "env", "bilm_weights_sha256", "bilm_finetuning", "train_share")
+_MISSING = object()
+
+
+def same_settings(previous: Dict[str, Any], settings: Dict[str, Any]) -> bool:
+    """Whether a record (or saved settings) was made with every one of ``settings``."""
+    return all(previous.get(key, _MISSING) == value for key, value in settings.items())
+
+
+def _read(path: Path) -> Record:
+    return json.loads(path.read_text())
+
+
+def finished_run_record(run_dir: Path, settings: Dict[str, Any]) -> Optional[Record]:
+    """The record in ``run_dir`` of a run finished with ``settings`` (trained, evaluated, recorded), if any."""
+    record_file = run_dir / "record.json"
+    if not (record_file.exists() and (run_dir / "test_metrics.json").exists()):
+        return None
+    record = _read(record_file)
+    return record if same_settings(record, settings) else None
+
+
+def kept_record(records_dir: Path, task: str, variant: str, name: str, settings: Dict[str, Any]) -> Optional[Record]:
+    """The record kept in the records directory of a run made with ``settings``, if any.
+
+    Run directories are scratch space (``runs/`` is not committed) while the records of ``mini``
+    and ``paper`` runs are: a finished run whose directory is gone is still finished.
+    """
+    record_file = records_dir / task / variant / f"{name}.json"
+    if not record_file.exists():
+        return None
+    record = _read(record_file)
+    return record if record.get("record_version") == RECORD_VERSION and same_settings(record, settings) else None
+
+
+def twin_record(records_dir: Path, task: str, variant: str, name: str, settings: Dict[str, Any]) -> Optional[Record]:
+    """The record of a finished run of any variant of ``task``, with the same run name (seed and split),
+    that trained the very model ``settings`` ask for: e.g. an analysis variant whose overrides the config
+    file has since adopted, or one whose overrides equal the config. Reusing it saves a whole training."""
+    for record_file in sorted((records_dir / task).glob(f"*/{name}.json")):
+        record = _read(record_file)
+        if record.get("record_version") != RECORD_VERSION:
+            continue
+        if record["variant"] == variant and "trained_as" not in record:
+            continue  # the variant's own run: reused through its run directory or record (or resumed) instead
+        if all(record.get(key) == settings.get(key) for key in TWIN_KEYS):
+            return record
+    return None
+
+
+def _validation_curve(run_dir: Path, metric: str) -> List[float]:
+    values = []
+    epoch = 0
+    while (run_dir / f"metrics_epoch_{epoch}.json").exists():
+        metrics = _read(run_dir / f"metrics_epoch_{epoch}.json")
+        if f"validation_{metric}" in metrics:
+            values.append(float(metrics[f"validation_{metric}"]))
+        epoch += 1
+    return values
+
+
+def _layer_weights(run_dir: Path) -> Dict[str, List[float]]:
+    """Softmax-normalised ELMo mixing weights of the best model (mix index as a string)."""
+    best = run_dir / "best.th"
+    if not best.exists():
+        return {}
+    import torch
+
+    from elmo_tasks.reproduction.plots import state_layer_weights
+
+    state = torch.load(best, map_location="cpu", weights_only=True)
+    return {str(mix): weights for mix, weights in state_layer_weights(state).items()}
+
+
+def _test_metrics(run_dir: Path, metric: str) -> Dict[str, Dict[str, Any]]:
+    """``test name -> metrics`` of every ``test*_metrics.json`` that `allennlp evaluate` wrote."""
+    tests = {}
+    for metrics_file in sorted(run_dir.glob("test*_metrics.json")):
+        metrics = _read(metrics_file)
+        if metric not in metrics:
+            raise RunFailed(f"{metrics_file} has no metric {metric!r} (has {sorted(metrics)})")
+        tests[metrics_file.name[: -len("_metrics.json")]] = metrics
+    return tests
+
+
+def build_record(
+    task: str, variant: str, k: int, seed: int, run_dir: Path, settings: Dict[str, Any], base: Dict[str, Any]
+) -> Record:
+    """The record of a finished run: ``base`` (commands, times, commit) plus what its files hold."""
+    spec = TASKS[task]
+    tests = _test_metrics(run_dir, spec.metric)
+    final = _read(run_dir / "metrics.json") if (run_dir / "metrics.json").exists() else {}
+    config = _read(run_dir / "config.json") if (run_dir / "config.json").exists() else None
+    best_validation = final.get(f"best_validation_{spec.metric}")
+    return {
+        **base,
+        "record_version": RECORD_VERSION,
+        "task": task,
+        "variant": variant,
+        "seed_index": k,
+        "seed": seed,
+        "train_fraction": settings.get("train_share"),
+        "split": settings["env"].get(spec.split.env, spec.split.default) if spec.split else None,
+        "run_name": run_dir.name,
+        **settings,
+        "metric": spec.metric,
+        "value": tests["test"][spec.metric] * spec.scale,
+        "test_metrics": tests,
+        "best_validation": None if best_validation is None else best_validation * spec.scale,
+        "best_epoch": final.get("best_epoch"),
+        "validation_curve": [v * spec.scale for v in _validation_curve(run_dir, spec.metric)],
+        "layer_weights": _layer_weights(run_dir),
+        "config_resolved": config,
+    }
+
+
+def save_record(record: Record, records_dir: Path) -> Record:
+    """Writes the record into the records directory."""
+    copy = records_dir / record["task"] / record["variant"] / f"{record['run_name']}.json"
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_text(json.dumps(record, indent=2) + "\n")
+    return record
+
+
+def save_run_record(record: Record, run_dir: Path, records_dir: Path, budget: str) -> Record:
+    """Writes the record, with its budget, into the run directory and into the records directory."""
+    record = {**record, "budget": budget}
+    (run_dir / "record.json").write_text(json.dumps(record, indent=2))
+    return save_record(record, records_dir)
+
+
+def load_records(records_dir: Path) -> List[Record]:
+    """Every ``<task>/<variant>/<run>.json`` under ``records_dir``, in a stable order."""
+    if not records_dir.exists():
+        return []
+    records = [_read(path) for path in sorted(records_dir.glob("*/*/*.json"))]
+    order = list(TASKS)
+    return sorted(records, key=lambda r: (order.index(r["task"]), r["variant"], r.get("split") or "", r["seed_index"]))

@@ -1,0 +1,167 @@
+"""One run: reused, skipped, or trained (under a lock), evaluated on every test file and recorded."""
+
+import contextlib
+import datetime
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+from elmo_tasks.reproduction import configs
+from elmo_tasks.reproduction.commands import ALLENNLP, RunFailed, git_commit, run_allennlp, shown
+from elmo_tasks.reproduction.decide import Decision, Reuse, Step, decide, reused_label, trained_as
+from elmo_tasks.reproduction.finetune import prepare_finetuned_bilm
+from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
+from elmo_tasks.reproduction.progress import Progress
+from elmo_tasks.reproduction.records import Record, build_record, save_record, save_run_record
+from elmo_tasks.reproduction.tasks import TASKS
+
+# What a training step prints about the run directory it finds.
+STEP_MESSAGES = {
+    Step.DONE: "trained already, evaluating",
+    Step.RESUME: "interrupted, resuming (--recover)",
+    Step.RESTART: "made with other settings or forced, training from scratch",
+}
+
+
+def run_one(plan: Plan, job: Job, progress: Progress) -> Optional[Record]:
+    """Reuses, skips or trains (then evaluates and records) one run, as ``decide`` says; raises RunFailed."""
+    settings = plan.settings(job.task, plan.variants(job.task)[job.variant], job.split)
+    decision = decide(plan, job, settings)
+    if decision.step is not None:
+        progress.start(_label(job))
+        with run_lock(plan.paths(job).lock):
+            decision = decide(plan, job, settings)  # again, holding the run: another process may have finished it
+            if decision.step is not None:
+                record = _train_and_evaluate(plan, job, settings, decision.step)
+                progress.finished()
+                return save_run_record(record, plan.paths(job).run_dir, plan.records_dir, plan.budget)
+    return _reuse(plan, job, decision, progress)
+
+
+def _label(job: Job) -> str:
+    return f"{job.task} {job.variant} {TASKS[job.task].run_name(job.split, job.seed_index)}"
+
+
+def _reuse(plan: Plan, job: Job, decision: Decision, progress: Progress) -> Optional[Record]:
+    """Records a reused run where it belongs (a twin under this variant's name); nothing for a skipped one."""
+    if decision.record is None:
+        progress.skipped(_label(job))
+        return None
+    progress.reused(reused_label(job, decision, plan.records_dir))
+    paths = plan.paths(job)
+    if decision.reuse is Reuse.RUN_DIR:
+        return save_run_record(decision.record, paths.run_dir, plan.records_dir, plan.budget)
+    if decision.reuse is Reuse.TWIN:
+        twin = {
+            **decision.record,
+            "variant": job.variant,
+            "trained_as": trained_as(decision.record, paths.run_dir.name),
+        }
+        return save_record(twin, plan.records_dir)
+    return decision.record
+
+
+def _train_and_evaluate(plan: Plan, job: Job, settings: Dict[str, Any], step: Step) -> Record:
+    """Trains as ``step`` says (after making the fine-tuned biLM the run reads, if any), evaluates, records."""
+    paths = plan.paths(job)
+    seed = plan.args.seed_base + job.seed_index
+    env = configs.run_env(settings["data"], seed, settings["env"])
+    commands = []
+    if "bilm_finetuning" in settings:
+        recipe, start_sha = settings["bilm_finetuning"], settings["bilm_weights_sha256"]
+        commands.append(prepare_finetuned_bilm(plan, job.task, recipe, start_sha))
+    train, train_seconds = _train(plan, paths, env, settings, step)
+    commands.append(shown(env, train))
+    commit = git_commit()
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    evaluations, evaluate_seconds = _evaluate(plan, job.task, paths.run_dir, env)
+    base = {
+        "commands": commands + evaluations,
+        "train_seconds": round(train_seconds, 1),
+        "evaluate_seconds": round(evaluate_seconds, 1),
+        "evaluated_at": started,
+        **commit,
+    }
+    return build_record(job.task, job.variant, job.seed_index, seed, paths.run_dir, settings, base)
+
+
+def _train(
+    plan: Plan, paths: RunPaths, env: Dict[str, str], settings: Dict[str, Any], step: Step
+) -> Tuple[List[str], float]:
+    """The training command (as run, with its flags) and the run's whole training time so far."""
+    train = [ALLENNLP, "train", settings["config"], "-s", str(paths.run_dir)]
+    if settings["overrides"]:
+        train += ["-o", json.dumps(settings["overrides"], sort_keys=True)]
+    if step in STEP_MESSAGES:
+        print(f"    {paths.run_dir}: {STEP_MESSAGES[step]}", flush=True)
+    if step is Step.DONE:
+        return train, _train_seconds(paths.spent_file, None, restart=False)
+    train += step.flags
+    paths.run_dir.parent.mkdir(parents=True, exist_ok=True)
+    paths.settings_file.write_text(json.dumps(settings, indent=2))
+    seconds = run_allennlp(env, train, paths.beside(".train.log"), plan.args.in_process)
+    return train, _train_seconds(paths.spent_file, seconds, restart=step is not Step.RESUME)
+
+
+def _evaluate(plan: Plan, task: str, run_dir: Path, env: Dict[str, str]) -> Tuple[List[str], float]:
+    """Scores the run's archive on every test file of the task; the commands and their wall time."""
+    commands, seconds = [], 0.0
+    for test_name, path in configs.files_to_evaluate(task, env).items():
+        output = str(run_dir / f"{test_name}_metrics.json")
+        evaluate = [ALLENNLP, "evaluate", str(run_dir / "model.tar.gz"), path, "--output-file", output]
+        seconds += run_allennlp(env, evaluate, run_dir / f"evaluate_{test_name}.log", plan.args.in_process)
+        commands.append(shown(env, evaluate))
+    return commands, seconds
+
+
+def _train_seconds(spent_file: Path, seconds: Optional[float], restart: bool) -> float:
+    """The wall time of every training invocation of one run, kept beside it, so that a run resumed after an
+    interruption records its whole training time and not only the last part; ``seconds`` adds one."""
+    spent = [] if restart or not spent_file.exists() else json.loads(spent_file.read_text())
+    if seconds is not None:
+        spent.append(round(seconds, 1))
+        spent_file.write_text(json.dumps(spent))
+    return sum(spent)
+
+
+@contextlib.contextmanager
+def run_lock(lock: Path) -> Iterator[None]:
+    """Holds a run for this process, so that two reproduce.py processes never train one run directory at
+    once (the second would resume the first's checkpoints under it); a lock left by a dead process is taken
+    over, and the lock goes when the run is recorded or has failed."""
+    _claim(lock)
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def _claim(lock: Path) -> None:
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        try:
+            with open(lock, "x", encoding="utf-8") as handle:
+                handle.write(str(os.getpid()))
+            return
+        except FileExistsError:
+            try:
+                owner = int(lock.read_text(encoding="utf-8").strip() or 0)
+            except (OSError, ValueError):
+                owner = 0
+            if owner and owner != os.getpid() and _process_alive(owner):
+                raise RunFailed(
+                    f"process {owner} is training this run (lock file {lock}); run this command again when it has "
+                    "finished, and the finished run is reused"
+                ) from None
+            lock.unlink(missing_ok=True)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True

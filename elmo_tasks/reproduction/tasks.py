@@ -1,0 +1,211 @@
+"""The six benchmarks that ``scripts/reproduce.py`` runs, their budgets, variants and the paper's numbers.
+
+Budgets: ``smoke`` (the bundled fixtures, a few batches: every step of a run, in minutes, run by the
+test suite), ``mini`` (the real data, cut to what a 2-core CPU trains in minutes to an hour per run:
+what docs/RESULTS.md reports) and ``paper`` (the experiment configs as they are, for a user with GPUs).
+A new task joins with one entry in ``TASKS``; what the report says about it goes in ``task_notes.toml``.
+"""
+
+from typing import Any, Dict
+
+from elmo_tasks.config_defaults import ELMO_EMBEDDER_PATH as ELMO
+from elmo_tasks.config_defaults import MIXING_WEIGHTS_REGEX, token_layer_only, top_layer_only
+from elmo_tasks.reproduction.specs import Analysis, Budget, SampleEfficiency, Split, TaskSpec
+
+BUDGETS = ("smoke", "mini", "paper")
+
+
+def _penalty(alpha: float) -> Dict[str, Any]:
+    """The paper's lambda: an L2 penalty on the ELMo mixing weights."""
+    return {"model.regularizer.regexes": [[MIXING_WEIGHTS_REGEX, {"type": "l2", "alpha": alpha}]]}
+
+
+# The paper's Table 2: which biLM layers, and how they are mixed.
+LAYER_ANALYSES = {
+    "elmo_lambda1": Analysis("layers", "all layers, lambda = 1", _penalty(1.0)),
+    "elmo_lambda0.001": Analysis("layers", "all layers, lambda = 0.001", _penalty(0.001)),
+    "elmo_top_layer": Analysis("layers", "top layer only", fixed_layer_weights=top_layer_only),
+    "elmo_token_layer": Analysis("layers", "token layer only", fixed_layer_weights=token_layer_only),
+}
+# The paper's Table 3: where ELMo goes.
+INPUT_ONLY = {
+    "elmo_input_only": Analysis(
+        "placement", "input only", {"model.elmo_at_output": False, f"{ELMO}.num_output_representations": 1}
+    )
+}
+INPUT_AND_OUTPUT = {
+    "elmo_input_output": Analysis(
+        "placement", "input and output", {"model.elmo_at_output": True, f"{ELMO}.num_output_representations": 2}
+    )
+}
+# Why ELMo hurt on SNLI and NER: ELMo's own dropout on top of the task model's input dropout (the earlier
+# configs), layer norm on the biLM layers, twice the epochs, a biLM fine-tuned on the training text.
+ELMO_DIAGNOSIS = {
+    "elmo_with_elmo_dropout": Analysis(
+        "diagnosis", "ELMo's own dropout 0.5 too (the earlier config)", {f"{ELMO}.dropout": 0.5}
+    ),
+    "elmo_layer_norm": Analysis("diagnosis", "layer norm on the biLM layers", {f"{ELMO}.do_layer_norm": True}),
+    "elmo_longer": Analysis("diagnosis", "twice the epochs", epochs_factor=2),
+    "elmo_finetuned_bilm": Analysis("diagnosis", "biLM fine-tuned on the training text", bilm_finetuning=True),
+}
+
+# Smoke: every step of a run (train, archive, evaluate, record) on the fixtures, in seconds.
+SMOKE = Budget("fixtures", {"trainer.num_epochs": 1, "data_loader.batches_per_epoch": 4}, seeds=1)
+PAPER = Budget("full", {}, seeds=5)
+# Overrides of experiments/bilm_finetune.jsonnet per budget (the paper fine-tuned for one epoch).
+FINETUNING = {
+    "smoke": {"trainer.num_epochs": 1, "data_loader.batches_per_epoch": 2},
+    "mini": {"trainer.num_epochs": 3},
+    "paper": {"trainer.num_epochs": 1},
+}
+NO_PATIENCE = {"trainer.patience": None}
+
+SQUAD = TaskSpec(
+    name="SQuAD",
+    libsonnet="experiments/squad.libsonnet",
+    configs={"baseline": "experiments/squad_baseline.jsonnet", "elmo": "experiments/squad_elmo.jsonnet"},
+    metric="f1",
+    metric_name="F1",
+    also_report={"em": "exact match"},
+    paper={"baseline": 81.1, "elmo": 85.8},
+    elmo_at="input and output",
+    analyses=INPUT_ONLY,
+    split=Split("ELMO_TASKS_FOLD", "1/4", ("1/4", "2/4", "3/4", "4/4"), "fold"),
+    budgets={"smoke": SMOKE, "mini": Budget("full", {"trainer.num_epochs": 20, **NO_PATIENCE}, 3), "paper": PAPER},
+)
+SNLI_MINI = {
+    "model.encoder.hidden_size": 100,
+    "model.inference_encoder.hidden_size": 100,
+    "model.output_feedforward.hidden_dims": 100,
+    "model.projection_feedforward.hidden_dims": 100,
+    "trainer.num_epochs": 8,
+    **NO_PATIENCE,
+}
+SNLI = TaskSpec(
+    name="SNLI",
+    libsonnet="experiments/snli.libsonnet",
+    configs={"baseline": "experiments/snli_baseline.jsonnet", "elmo": "experiments/snli_elmo.jsonnet"},
+    metric="accuracy",
+    metric_name="accuracy",
+    paper={"baseline": 88.0, "elmo": 88.7},
+    elmo_at="input; the paper: input and output",
+    analyses={**INPUT_AND_OUTPUT, **ELMO_DIAGNOSIS},
+    bilm_finetuning=FINETUNING,
+    lm_text="elmo_tasks.tasks.snli.lm_text",  # each premise once, every hypothesis
+    # The training pairs sampled by premise; the full runs train on the same pairs: the 100% point.
+    sample_efficiency=SampleEfficiency(full_runs_included=True),
+    budgets={
+        "smoke": Budget(SMOKE.data, SMOKE.overrides, SMOKE.seeds, sample_shares=(0.5,)),
+        # a share gets about as many updates as the full runs (8 epochs of ~280 batches of 32 pairs)
+        "mini": Budget(
+            "full",
+            SNLI_MINI,
+            3,
+            sample_shares=(0.1, 0.3),
+            sample_overrides={0.1: {"trainer.num_epochs": 40}, 0.3: {"trainer.num_epochs": 20}},
+        ),
+        "paper": Budget(PAPER.data, PAPER.overrides, PAPER.seeds, sample_shares=(0.001, 0.01, 0.1)),
+    },
+)
+SRL_MINI = {
+    "model.encoder.hidden_size": 100,
+    "model.encoder.num_layers": 4,
+    "trainer.num_epochs": 10,  # the config's own count: at 3 the baseline had not left its starting plateau
+    **NO_PATIENCE,
+}
+SRL = TaskSpec(
+    name="SRL",
+    libsonnet="experiments/srl.libsonnet",
+    configs={"baseline": "experiments/srl_baseline.jsonnet", "elmo": "experiments/srl_elmo.jsonnet"},
+    metric="f1-measure-overall",
+    metric_name="F1",
+    paper={"baseline": 81.4, "elmo": 84.6},
+    elmo_at="input",
+    # CoNLL-2005 train, sampled by sentence.
+    sample_efficiency=SampleEfficiency(env={"ELMO_TASKS_SRL_DATASET": "conll2005"}),
+    budgets={
+        "smoke": Budget(SMOKE.data, SMOKE.overrides, SMOKE.seeds, sample_shares=(0.5,)),
+        # CoNLL-2005 train has ~1,135 batches of 80 predicates: 10% is ~113 an epoch (8 epochs: ~900
+        # updates), 1% ~11 (30 epochs: ~330, each also validating on all of devel).
+        "mini": Budget(
+            "full",
+            SRL_MINI,
+            3,
+            env={"ELMO_TASKS_SRL_DATASET": "conll2012"},
+            sample_shares=(0.01, 0.1),
+            sample_overrides={0.01: {"trainer.num_epochs": 30}, 0.1: {"trainer.num_epochs": 8}},
+        ),
+        "paper": PAPER,
+    },
+)
+COREF_MINI = {
+    "model.antecedent_feedforward.hidden_dims": 100,
+    "model.context_layer.hidden_size": 100,
+    "model.mention_feedforward.hidden_dims": 100,
+    "model.text_field_embedder.token_embedders.tokens.embedding_dim": 100,
+    "trainer.num_epochs": 4,
+    **NO_PATIENCE,
+}
+COREF = TaskSpec(
+    name="Coref",
+    libsonnet="experiments/coref.libsonnet",
+    configs={"baseline": "experiments/coref_baseline.jsonnet", "elmo": "experiments/coref_elmo.jsonnet"},
+    metric="coref_f1",
+    metric_name="average F1",
+    also_report={"muc_f1": "MUC F1", "bcub_f1": "B-cubed F1", "ceafe_f1": "CEAF-phi4 F1"},
+    paper={"baseline": 67.2, "elmo": 70.4},
+    elmo_at="input",
+    budgets={"smoke": SMOKE, "mini": Budget("full", COREF_MINI, 3), "paper": PAPER},
+)
+# Whole epochs of eng.train (220 batches of 64). At 20 epochs the baseline's eng.testa F1 was still
+# rising, ELMo's had levelled off from about epoch 10: 30 epochs let the baseline converge too.
+NER_MINI = {"model.encoder.hidden_size": 100, "trainer.num_epochs": 30, **NO_PATIENCE}
+NER = TaskSpec(
+    name="NER",
+    libsonnet="experiments/ner.libsonnet",
+    configs={"baseline": "experiments/ner_baseline.jsonnet", "elmo": "experiments/ner_elmo.jsonnet"},
+    metric="f1-measure-overall",
+    metric_name="F1",
+    paper={"baseline": 90.15, "elmo": 92.22},
+    elmo_at="input, lambda 0.1",
+    analyses={**LAYER_ANALYSES, **ELMO_DIAGNOSIS},
+    # eng.train's sentences (eng.testa's for the validation perplexity)
+    bilm_finetuning={**FINETUNING, "mini": {"trainer.num_epochs": 2}},
+    lm_text="elmo_tasks.tasks.ner.lm_text",
+    budgets={"smoke": SMOKE, "mini": Budget("full", NER_MINI, 3), "paper": PAPER},
+)
+SST5_MINI = {
+    "dataset_reader.phrases": "roots",
+    "model.encoder.hidden_size": 100,
+    "model.feedforward.hidden_dims": [200],
+    "model.integrator.hidden_size": 100,
+    "model.pre_encode_feedforward.hidden_dims": [100],
+    "trainer.num_epochs": 8,
+    **NO_PATIENCE,
+}
+SST5 = TaskSpec(
+    name="SST-5",
+    libsonnet="experiments/sst5.libsonnet",
+    configs={"baseline": "experiments/sst5_baseline.jsonnet", "elmo": "experiments/sst5_elmo.jsonnet"},
+    metric="accuracy",
+    metric_name="accuracy",
+    paper={"baseline": 51.4, "elmo": 54.7},
+    elmo_at="input and output, lambda 0.001",  # its Table 2 row's lambda = 0.001 column is this model
+    analyses={**LAYER_ANALYSES, **INPUT_ONLY},
+    budgets={"smoke": SMOKE, "mini": Budget("full", SST5_MINI, 3), "paper": PAPER},
+)
+
+# In the report's order.
+TASKS: Dict[str, TaskSpec] = {"squad": SQUAD, "snli": SNLI, "srl": SRL, "coref": COREF, "ner": NER, "sst5": SST5}
+
+# The paper's Table 2 and 3 numbers (development sets) for the tasks it reports them on.
+PAPER_LAYER_TABLE = {
+    "SQuAD": {"top layer only": 84.7, "all layers, lambda = 1": 85.0, "all layers, lambda = 0.001": 85.2},
+    "SNLI": {"top layer only": 89.1, "all layers, lambda = 1": 89.3, "all layers, lambda = 0.001": 89.5},
+    "SRL": {"top layer only": 84.1, "all layers, lambda = 1": 84.6, "all layers, lambda = 0.001": 84.8},
+}
+PAPER_PLACEMENT_TABLE = {
+    "SQuAD": {"input only": 85.1, "input and output": 85.6, "output only": 84.8},
+    "SNLI": {"input only": 88.9, "input and output": 89.5, "output only": 88.7},
+    "SRL": {"input only": 84.7, "input and output": 84.3, "output only": 80.9},
+}

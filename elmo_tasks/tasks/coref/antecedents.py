@@ -1,0 +1,264 @@
+"""Span ranking in the coreference model: which candidate spans are kept, which earlier kept spans
+each may link to, the pair scores s(i, j), the loss, and the clusters the predicted links make.
+
+Lee et al. (2017): the ``spans_per_word * tokens`` best spans by mention score are kept (in
+document order); each is scored against the ``max_antecedents`` kept spans right before it with
+``s(i, j) = s_m(i) + s_m(j) + FFNN([g_i, g_j, g_i * g_j, phi(i, j)])``, where phi holds embeddings
+of the distance bucket (in kept spans: 1, 2, 3, 4, 5-7, 8-15, 16-31, 32-63, 64+), of
+same/different speaker and of the document's genre; a dummy antecedent scores 0. The loss is the
+negative marginal log-likelihood of all gold antecedents (the dummy one when a span has none).
+"""
+
+import logging
+from typing import Any, Dict, List, NamedTuple, Sequence, Tuple, cast
+
+import torch
+from allennlp.modules import FeedForward
+from allennlp.nn import util
+from allennlp.training.metrics import Average
+from torch.utils.checkpoint import checkpoint
+
+logger = logging.getLogger(__name__)
+
+NUM_DISTANCE_BUCKETS = 10
+
+
+class KeptSpans(NamedTuple):
+    """The spans kept after pruning, in document order."""
+
+    indices: torch.LongTensor  # (batch, max kept): indices into the candidate spans
+    mask: torch.Tensor  # (batch, max kept): False for the padding of documents that keep fewer
+    counts: torch.Tensor  # (batch,): spans kept per document
+
+
+class Antecedents(NamedTuple):
+    """The (up to) K kept spans right before each kept span."""
+
+    indices: torch.Tensor  # (batch, kept, K): indices into the kept spans
+    mask: torch.Tensor  # (batch, kept, K): True where the antecedent exists
+    offsets: torch.Tensor  # (K,): how many kept spans back each column is (1, 2, ..., K)
+
+
+def prune_spans(
+    mention_scores: torch.Tensor, span_mask: torch.Tensor, num_tokens: torch.Tensor, spans_per_word: float
+) -> KeptSpans:
+    """The best ceil(lambda * tokens) spans of each document by mention score, back in document order."""
+    num_candidates = span_mask.sum(dim=1)
+    keep = torch.minimum(torch.ceil(num_tokens.float() * spans_per_word).long(), num_candidates).clamp(min=1)
+    max_keep = int(keep.max().item())
+    _, best = mention_scores.topk(max_keep, dim=1)
+    rank = torch.arange(max_keep, device=best.device).unsqueeze(0)
+    top_mask = rank < keep.unsqueeze(1)
+    num_spans = mention_scores.size(1)
+    best = best.masked_fill(~top_mask, num_spans)  # sorts the extras last
+    top_indices = best.sort(dim=1).values.clamp(max=num_spans - 1)
+    return KeptSpans(cast(torch.LongTensor, top_indices), top_mask, keep)  # topk's indices are int64
+
+
+def antecedent_candidates(kept: KeptSpans, max_antecedents: int) -> Antecedents:
+    """The (up to) ``max_antecedents`` kept spans right before each kept span."""
+    batch, max_keep = kept.mask.shape
+    num_antecedents = min(max_antecedents, max_keep)
+    offsets = torch.arange(1, num_antecedents + 1, device=kept.indices.device)
+    indices = torch.arange(max_keep, device=kept.indices.device).unsqueeze(1) - offsets.unsqueeze(0)
+    # An antecedent comes before its span, so it is a real kept span whenever the span is one.
+    mask = (indices >= 0).unsqueeze(0) & kept.mask.unsqueeze(2)  # (batch, kept, K)
+    indices = indices.clamp(min=0).unsqueeze(0).expand(batch, -1, -1)
+    return Antecedents(indices, mask, offsets)
+
+
+def pair_features(
+    embeddings: Tuple[torch.nn.Embedding, torch.nn.Embedding, torch.nn.Embedding],
+    genres: Sequence[str],
+    top_spans: torch.Tensor,
+    antecedents: Antecedents,
+    speaker_ids: torch.Tensor,
+    metadata: List[Dict[str, Any]],
+) -> torch.Tensor:
+    """phi(i, j): [distance bucket; same speaker; genre] embeddings, (batch, kept, K, 3 * feature size).
+
+    ``embeddings``: the distance, same-speaker and genre embeddings; a genre not in ``genres``
+    takes the genre embedding's last row.
+    """
+    distance_embedding, speaker_embedding, genre_embedding = embeddings
+    batch, kept, num_antecedents = antecedents.indices.shape
+    buckets = util.bucket_values(antecedents.offsets, num_total_buckets=NUM_DISTANCE_BUCKETS)
+    distance = distance_embedding(buckets).view(1, 1, num_antecedents, -1).expand(batch, kept, -1, -1)
+    speakers = speaker_ids.clamp(min=0).unsqueeze(-1)
+    span_speakers = util.batched_index_select(speakers, cast(torch.LongTensor, top_spans[:, :, 0])).squeeze(-1)
+    first_indices = cast(torch.LongTensor, antecedents.indices[0])  # the same in every document of the batch
+    antecedent_speakers = util.flattened_index_select(span_speakers.unsqueeze(-1), first_indices).squeeze(-1)
+    same_speaker = speaker_embedding((span_speakers.unsqueeze(-1) == antecedent_speakers).long())
+    genre_ids = torch.tensor(
+        [genres.index(m["genre"]) if m.get("genre") in genres else len(genres) for m in metadata],
+        device=top_spans.device,
+    )
+    genre = genre_embedding(genre_ids).view(batch, 1, 1, -1).expand(-1, kept, num_antecedents, -1)
+    return torch.cat([distance, same_speaker, genre], dim=-1)
+
+
+def score_pair_chunk(
+    feedforward: FeedForward,
+    scorer: torch.nn.Linear,
+    top_embeddings: torch.Tensor,
+    span_embeddings: torch.Tensor,
+    antecedent_indices: torch.Tensor,
+    features: torch.Tensor,
+) -> torch.Tensor:
+    """FFNN([g_i, g_j, g_i * g_j, phi(i, j)]) for the spans ``span_embeddings`` and their antecedents."""
+    antecedent_embeddings = util.flattened_index_select(top_embeddings, cast(torch.LongTensor, antecedent_indices))
+    span_expanded = span_embeddings.unsqueeze(2).expand_as(antecedent_embeddings)
+    pairs = torch.cat([span_expanded, antecedent_embeddings, span_expanded * antecedent_embeddings, features], -1)
+    return scorer(feedforward(pairs)).squeeze(-1)
+
+
+def score_pairs(
+    feedforward: FeedForward,
+    scorer: torch.nn.Linear,
+    top_embeddings: torch.Tensor,
+    antecedents: Antecedents,
+    features: torch.Tensor,
+    chunk_size: int,
+) -> torch.Tensor:
+    """FFNN([g_i, g_j, g_i * g_j, phi(i, j)]) for every kept span and antecedent, (batch, kept, K).
+
+    The pair tensor is the model's largest (kept x K x ~4,600 floats); it is built for
+    ``chunk_size`` spans at a time and, in training, recomputed in the backward pass
+    (``torch.utils.checkpoint``) instead of kept, so memory stays flat on long documents.
+    """
+    kept = antecedents.indices.size(1)
+    pieces = []
+    for first in range(0, kept, chunk_size):
+        last = min(first + chunk_size, kept)
+        arguments = (
+            feedforward,
+            scorer,
+            top_embeddings,
+            top_embeddings[:, first:last],
+            antecedents.indices[0, first:last],
+            features[:, first:last],
+        )
+        if torch.is_grad_enabled():
+            pieces.append(checkpoint(score_pair_chunk, *arguments, use_reentrant=False))
+        else:
+            pieces.append(score_pair_chunk(*arguments))
+    return torch.cat(pieces, dim=1)
+
+
+def antecedent_scores(
+    pair_scores: torch.Tensor, top_mention_scores: torch.Tensor, antecedents: Antecedents
+) -> torch.Tensor:
+    """s(i, j) for every kept span and antecedent, with the dummy antecedent (score 0) first:
+    (batch, kept, K + 1); impossible antecedents get the lowest score."""
+    antecedent_mention_scores = util.flattened_index_select(
+        top_mention_scores.unsqueeze(-1), cast(torch.LongTensor, antecedents.indices[0])
+    ).squeeze(-1)
+    scores = pair_scores + top_mention_scores.unsqueeze(-1) + antecedent_mention_scores
+    scores = scores.masked_fill(~antecedents.mask, util.min_value_of_dtype(scores.dtype))
+    batch, max_keep, _ = scores.shape
+    return torch.cat([scores.new_zeros(batch, max_keep, 1), scores], dim=-1)
+
+
+def marginal_likelihood_loss(
+    scores: torch.Tensor, top_labels: torch.Tensor, kept: KeptSpans, antecedents: Antecedents
+) -> torch.Tensor:
+    """The negative marginal log-likelihood of every gold antecedent of every kept span (the dummy
+    one for a span with none), summed; ``top_labels`` is each kept span's gold cluster or -1."""
+    first_indices = cast(torch.LongTensor, antecedents.indices[0])  # the same in every document of the batch
+    antecedent_labels = util.flattened_index_select(top_labels.unsqueeze(-1), first_indices).squeeze(-1)
+    antecedent_labels = antecedent_labels.masked_fill(~antecedents.mask, -1)
+    gold = (antecedent_labels == top_labels.unsqueeze(-1)) & (top_labels.unsqueeze(-1) >= 0)
+    dummy_gold = ~gold.any(dim=-1, keepdim=True)
+    gold = torch.cat([dummy_gold, gold], dim=-1)
+    log_norm = torch.logsumexp(scores, dim=-1)
+    gold_scores = scores.masked_fill(~gold, util.min_value_of_dtype(scores.dtype))
+    log_likelihood = torch.logsumexp(gold_scores, dim=-1) - log_norm
+    return -(log_likelihood * kept.mask.float()).sum()
+
+
+def predicted_clusters(
+    scores: torch.Tensor, top_spans: torch.Tensor, kept: KeptSpans, antecedents: Antecedents
+) -> Tuple[torch.Tensor, List[List[List[Tuple[int, int]]]]]:
+    """Each kept span's best antecedent (an index into its row of ``antecedents.indices``, -1 for
+    the dummy), (batch, kept), and the clusters those links make in each document."""
+    predicted = (scores.argmax(dim=-1) - 1).masked_fill(~kept.mask, -1)
+    clusters = [
+        clusters_from_antecedents(top_spans[b], antecedents.indices[b], predicted[b], int(count))
+        for b, count in enumerate(kept.counts.tolist())
+    ]
+    return predicted, clusters
+
+
+def clusters_from_antecedents(
+    top_spans: torch.Tensor, antecedent_indices: torch.Tensor, predicted: torch.Tensor, keep: int
+) -> List[List[Tuple[int, int]]]:
+    """Clusters from each kept span's best antecedent (an index into its row of
+    ``antecedent_indices``, -1 for none), following links back to the first mention."""
+    spans = [tuple(span) for span in top_spans.tolist()]
+    predicted_list = predicted.tolist()
+    indices = antecedent_indices.tolist()
+    cluster_of: Dict[int, int] = {}
+    clusters: List[List[Tuple[int, int]]] = []
+    for i in range(keep):
+        choice = predicted_list[i]
+        if choice < 0:
+            continue
+        antecedent = indices[i][choice]
+        if antecedent not in cluster_of:
+            cluster_of[antecedent] = len(clusters)
+            clusters.append([spans[antecedent]])
+        cluster_of[i] = cluster_of[antecedent]
+        clusters[cluster_of[i]].append(spans[i])
+    return clusters
+
+
+class PruningStatistics:
+    """Per-document averages of what pruning leaves: candidate spans, kept spans, antecedent pairs,
+    and the share of gold mentions kept (reported with the model's metrics, and logged)."""
+
+    def __init__(self) -> None:
+        self.candidate_spans_per_document = Average()
+        self.kept_spans_per_document = Average()
+        self.antecedent_pairs_per_document = Average()
+        self.gold_mention_recall_after_pruning = Average()
+
+    def count_spans(
+        self,
+        names: List[str],
+        num_tokens: torch.Tensor,
+        span_mask: torch.Tensor,
+        kept: KeptSpans,
+        antecedents: Antecedents,
+    ) -> None:
+        """Candidate spans, kept spans and antecedent pairs of each document (``names``)."""
+        num_candidates = span_mask.sum(dim=1)
+        for b, name in enumerate(names):
+            pairs_here = int(antecedents.mask[b].sum().item())
+            logger.debug(
+                "%s: %d tokens, %d candidate spans, %d kept, %d antecedent pairs",
+                name,
+                int(num_tokens[b]),
+                int(num_candidates[b]),
+                int(kept.counts[b]),
+                pairs_here,
+            )
+            self.candidate_spans_per_document(int(num_candidates[b]))
+            self.kept_spans_per_document(int(kept.counts[b]))
+            self.antecedent_pairs_per_document(pairs_here)
+
+    def count_gold_mentions_kept(
+        self, span_labels: torch.Tensor, span_mask: torch.Tensor, top_labels: torch.Tensor
+    ) -> None:
+        """Per document with gold mentions: the share of them that pruning kept."""
+        for b in range(span_labels.size(0)):
+            gold_mentions = int((span_labels[b] >= 0).logical_and(span_mask[b]).sum().item())
+            if gold_mentions:
+                self.gold_mention_recall_after_pruning(int((top_labels[b] >= 0).sum().item()) / gold_mentions)
+
+    def get_metrics(self, reset: bool) -> Dict[str, float]:
+        return {
+            "candidate_spans_per_doc": self.candidate_spans_per_document.get_metric(reset),
+            "kept_spans_per_doc": self.kept_spans_per_document.get_metric(reset),
+            "antecedent_pairs_per_doc": self.antecedent_pairs_per_document.get_metric(reset),
+            "gold_mention_recall_after_pruning": self.gold_mention_recall_after_pruning.get_metric(reset),
+        }

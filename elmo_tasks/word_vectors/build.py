@@ -1,0 +1,124 @@
+"""One call that gives a GloVe-format vectors file for a corpus: reused when already built, else trained.
+
+:func:`build_word_vectors` is what ``allennlp build-word-vectors`` and the reproduction harness call.
+Nothing is lost on an interruption: the vectors are written beside the output under a hidden temporary
+name (``.OUTPUT.*.partial``) and renamed into place when complete, and the record, written last, is what
+makes a build reusable.
+"""
+
+import datetime
+import logging
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, Optional
+
+from elmo_tasks.word_vectors.corpus import check_corpus_path
+from elmo_tasks.word_vectors.errors import WordVectorsError
+from elmo_tasks.word_vectors.glove_format import write_glove_file
+from elmo_tasks.word_vectors.options import WordVectorOptions
+from elmo_tasks.word_vectors.record import (
+    RECORD_FORMAT,
+    file_sha256,
+    mismatch,
+    read_record,
+    record_path,
+    write_record,
+)
+
+logger = logging.getLogger(__name__)
+
+GLOVE_FORMAT_NAME = "GloVe text: a word then its values per line, separated by single spaces, no header"
+
+
+def build_word_vectors(
+    corpus: Path,
+    output: Path,
+    options: Optional[WordVectorOptions] = None,
+    report: Optional[Callable[[str], None]] = None,
+    force: bool = False,
+) -> Dict[str, Any]:
+    """Vectors trained on ``corpus`` written to ``output`` in the GloVe text format (``.gz``: compressed);
+    returns the build's record (see :mod:`elmo_tasks.word_vectors.record`) with ``reused`` added: True when
+    ``output`` and its record already matched the corpus's sha256 and ``options``, and nothing was trained.
+
+    ``force`` rebuilds even then. ``report`` gets progress lines (default: this module's logger).
+    Raises WordVectorsError (or its CorpusError) for a corpus or output path that cannot be used.
+    """
+    corpus, output = Path(corpus), Path(output)
+    options = options or WordVectorOptions()
+    report = report or logger.info
+    check_corpus_path(corpus)
+    _check_output_path(output, corpus)
+    corpus_sha256 = file_sha256(corpus)
+    if not force:
+        record = read_record(output)
+        why = mismatch(record, corpus_sha256, options, output)
+        if not why:
+            assert record is not None  # mismatch() is empty only for a record
+            report(f"reusing {output}: its record {record_path(output).name} matches the corpus and options")
+            return {**record, "reused": True}
+        if output.exists() or record is not None:
+            report(f"rebuilding {output}: {why}")
+
+    from elmo_tasks.word_vectors.train import train_word_vectors
+
+    trained = train_word_vectors(corpus, options, report)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    record_path(output).unlink(missing_ok=True)  # the old record no longer describes what will be there
+    partial = output.with_name(f".{output.name}.{os.getpid()}.partial")
+    start = time.perf_counter()
+    try:
+        write_glove_file(partial, trained.words, trained.vectors, options.decimals, compress=_compressed(output))
+        os.replace(partial, output)
+    finally:
+        partial.unlink(missing_ok=True)
+    writing_seconds = time.perf_counter() - start
+    import gensim
+
+    record = {
+        "record_format": RECORD_FORMAT,
+        "command": options.command_line(str(corpus), str(output)),
+        "options": options.as_dict(),
+        "algorithm": options.algorithm,
+        "architecture": options.architecture,
+        "dim": options.dim,
+        "vocabulary_size": len(trained.words),
+        "corpus": str(corpus),
+        "corpus_sha256": corpus_sha256,
+        "corpus_sentences": trained.sentences,
+        "corpus_tokens": trained.tokens,
+        "output": str(output),
+        "output_format": GLOVE_FORMAT_NAME,
+        "output_sha256": file_sha256(output),
+        "gensim_version": gensim.__version__,
+        "python_version": platform.python_version(),
+        "training_seconds": round(trained.seconds, 2),
+        "writing_seconds": round(writing_seconds, 2),
+        "built_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+    write_record(output, record)
+    return {**record, "reused": False}
+
+
+def _compressed(output: Path) -> bool:
+    return output.suffix.lower() == ".gz"
+
+
+def _check_output_path(output: Path, corpus: Path) -> None:
+    """Raises WordVectorsError when writing ``output`` is impossible or would destroy the corpus."""
+    if output.is_dir():
+        raise WordVectorsError(f"the output {output} is a folder; expected the path of the vectors file to write")
+    if output.exists() and os.path.samefile(output, corpus):
+        raise WordVectorsError(
+            f"the output {output} is the corpus {corpus} (the same file, maybe through a link); "
+            "writing it would destroy the corpus: give another output path"
+        )
+    existing = output.parent.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise WordVectorsError(f"cannot write {output}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise WordVectorsError(f"cannot write {output}: no permission to write in {existing}")

@@ -1,0 +1,106 @@
+"""Training word2vec or fastText vectors with gensim on a pre-tokenized corpus, streamed from disk.
+
+gensim reads the corpus once to count the vocabulary and once per epoch. With ``workers=1`` and a
+fixed ``seed`` a run is reproducible: gensim 4.4 draws the initial vectors from ``seed`` (not from
+Python's string hash, so ``PYTHONHASHSEED`` does not matter; tests/word_vectors checks it in a second
+interpreter) and its one thread reads the sentences in file order. Everything not in
+:class:`~elmo_tasks.word_vectors.options.WordVectorOptions` is gensim's default: negative sampling
+with 5 noise words, downsampling of frequent words above 1e-3, learning rate 0.025 falling linearly
+to 0.0001; fastText's subwords are the character n-grams of 3 to 6 characters, hashed into 2 million
+buckets.
+"""
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Callable, List
+
+import numpy
+
+from elmo_tasks.word_vectors.corpus import TokenizedCorpus
+from elmo_tasks.word_vectors.errors import CorpusError
+from elmo_tasks.word_vectors.options import WordVectorOptions
+from elmo_tasks.wording import counted
+
+# gensim trains on at most this many tokens of a sentence (MAX_WORDS_IN_BATCH of its compiled routines);
+# the corpus gives longer lines in pieces of this size instead.
+GENSIM_MAX_SENTENCE_TOKENS = 10000
+
+
+@dataclasses.dataclass
+class TrainedVectors:
+    """The vocabulary (most frequent first, ties in code-point order), each word's count and vector, and
+    what the training read and took."""
+
+    words: List[str]
+    counts: List[int]
+    vectors: numpy.ndarray
+    sentences: int
+    tokens: int
+    seconds: float
+
+
+def train_word_vectors(
+    corpus_path: Path, options: WordVectorOptions, report: Callable[[str], None] = lambda message: None
+) -> TrainedVectors:
+    """Trains vectors on ``corpus_path`` (one sentence per line, tokens separated by spaces).
+
+    ``report`` gets a line after the vocabulary count and after each epoch (progress for long runs).
+    Raises CorpusError when the corpus cannot be read or no word occurs ``min_count`` times.
+    """
+    from gensim.models import FastText, Word2Vec
+    from gensim.models.callbacks import CallbackAny2Vec
+
+    corpus = TokenizedCorpus(corpus_path, GENSIM_MAX_SENTENCE_TOKENS, lowercase=options.lowercase)
+    model_class = Word2Vec if options.algorithm == "word2vec" else FastText
+    model = model_class(
+        vector_size=options.dim,
+        window=options.window,
+        min_count=options.min_count,
+        sg=1 if options.architecture == "skipgram" else 0,
+        epochs=options.epochs,
+        seed=options.seed,
+        workers=options.workers,
+    )
+    start = time.perf_counter()
+    model.build_vocab(corpus_iterable=corpus)
+    if len(model.wv) == 0:
+        raise CorpusError(
+            f"{corpus_path}: no word occurs at least {options.min_count} times in its "
+            f"{counted(model.corpus_total_words, 'token', grouped=True)}; expected more text, or a lower --min-count"
+        )
+    report(
+        f"vocabulary: {counted(len(model.wv), 'word', grouped=True)} seen at least {options.min_count} times, in "
+        f"{counted(model.corpus_count, 'sentence', grouped=True)} of "
+        f"{counted(model.corpus_total_words, 'token', grouped=True)} ({time.perf_counter() - start:.1f} s)"
+    )
+
+    class EpochReport(CallbackAny2Vec):
+        def __init__(self) -> None:
+            self.done = 0
+            self.started = time.perf_counter()
+
+        def on_epoch_end(self, model: Word2Vec) -> None:
+            self.done += 1
+            elapsed = time.perf_counter() - self.started
+            left = elapsed / self.done * (options.epochs - self.done)
+            report(f"epoch {self.done}/{options.epochs} done ({elapsed:.1f} s so far, about {left:.0f} s left)")
+
+    model.train(
+        corpus_iterable=corpus,
+        total_examples=model.corpus_count,
+        epochs=options.epochs,
+        callbacks=[EpochReport()],
+    )
+    seconds = time.perf_counter() - start
+    keyed = model.wv
+    counts = [int(keyed.get_vecattr(word, "count")) for word in keyed.index_to_key]
+    order = sorted(range(len(counts)), key=lambda index: (-counts[index], keyed.index_to_key[index]))
+    return TrainedVectors(
+        words=[keyed.index_to_key[index] for index in order],
+        counts=[counts[index] for index in order],
+        vectors=numpy.asarray(keyed.vectors[order], dtype=numpy.float32),
+        sentences=int(model.corpus_count),
+        tokens=int(model.corpus_total_words),
+        seconds=seconds,
+    )

@@ -1,0 +1,65 @@
+"""The committed records of the ``mini`` runs (docs/results/records/mini/) are recognised as finished
+runs: the harness reuses each of them rather than training it again.
+
+A record stops being reused when the run it describes would not be the same run today: another shipped
+biLM (an ELMo run reads it), or a resolved config that changed. The first is expected when the biLM is
+replaced (README: the ELMo runs are then retrained); the second means an edit to the configs changed what
+the committed results were trained with (docs/CONVENTIONS.md: a refactoring must leave every resolved
+config as it was), and this test fails on it.
+"""
+
+import pytest
+
+from elmo_tasks.config_defaults import DEFAULTS
+from elmo_tasks.reproduction import configs
+from elmo_tasks.reproduction.cli import mark_outdated, parse_args
+from elmo_tasks.reproduction.decide import decide
+from elmo_tasks.reproduction.plan import Plan
+from elmo_tasks.reproduction.records import load_records
+from elmo_tasks.reproduction.tasks import TASKS
+from tests.conftest import ROOT
+
+MINI_RECORDS = ROOT / "docs" / "results" / "records" / "mini"
+
+
+def _reusable_today(record: dict, shipped_bilm: str) -> bool:
+    """Whether a record's run is the run the harness would train today: the same biLM, and no file of the
+    runs dir in its environment (the fine-tuned biLM lies in the runs dir of the checkout that made it)."""
+    same_bilm = record.get("bilm_weights_sha256") in (None, shipped_bilm)
+    return same_bilm and not any("/runs/" in value for value in record["env"].values())
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        pytest.param(["--variants", "baseline", "elmo"], id="table-1"),
+        pytest.param(["--analyses", "--sample-efficiency", "--splits", "all"], id="every-run", marks=pytest.mark.slow),
+    ],
+)
+def test_the_committed_mini_records_are_reused_not_retrained(asked, tmp_path, monkeypatch):
+    # The mini runs read the shipped biLM (the tests' own default is a tiny test biLM).
+    monkeypatch.setenv("ELMO_OPTIONS", DEFAULTS["ELMO_OPTIONS"])
+    monkeypatch.setenv("ELMO_WEIGHTS", DEFAULTS["ELMO_WEIGHTS"])
+    shipped_bilm = configs.bilm_weights_sha256()
+    paths = ["--runs-dir", str(tmp_path), "--records-dir", str(MINI_RECORDS)]
+    args, tasks = parse_args(["all", "--budget", "mini", *asked, *paths])
+    plan = Plan(args)
+    jobs = {(job.task, job.variant, plan.paths(job).run_dir.name): job for job in plan.jobs(tasks)}
+    records = [r for r in load_records(MINI_RECORDS) if (r["task"], r["variant"], r["run_name"]) in jobs]
+    # Every task's baseline and ELMo runs are among them (3 seeds each).
+    assert len(records) >= len(TASKS) * 2 * 3
+    mark_outdated(plan, records)
+    settings_of = {}
+    for record in records:
+        job = jobs[record["task"], record["variant"], record["run_name"]]
+        key = (job.task, job.variant, job.split)  # the seed is no setting
+        if key not in settings_of:
+            settings_of[key] = plan.settings(job.task, plan.variants(job.task)[job.variant], job.split)
+        decision = decide(plan, job, settings_of[key])
+        reused = decision.record is not None and decision.step is None
+        assert reused == _reusable_today(record, shipped_bilm), job
+        if reused:
+            assert decision.record["value"] == record["value"]
+        # The report marks a record † exactly where its run would not be reused.
+        assert record["outdated"] == (not reused), job
+    assert not any(tmp_path.iterdir())  # deciding wrote nothing

@@ -1,0 +1,167 @@
+"""What a run's settings are made of (budgets, variants, fingerprints), the command line, and the one
+rule that decides whether a run directory is trained, resumed or restarted."""
+
+import ast
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from elmo_tasks.reproduction import configs
+from elmo_tasks.reproduction.cli import json_object, parse_args
+from elmo_tasks.reproduction.commands import RunFailed
+from elmo_tasks.reproduction.decide import Step, training_step
+from elmo_tasks.reproduction.notes import NOTES_FILE, shipped_bilm_names, task_notes
+from elmo_tasks.reproduction.plan import Plan
+from elmo_tasks.reproduction.records import finished_run_record
+from elmo_tasks.reproduction.tasks import BUDGETS, TASKS
+from tests.conftest import ROOT, experiment_config
+
+# Optional constructor arguments an override may add (every other overridden key must already exist).
+ADDED_KEYS = {"fixed_layer_weights", "batches_per_epoch"}
+
+
+def test_the_config_fingerprint_ignores_the_seeds_only():
+    config = {"random_seed": 1, "numpy_seed": 2, "pytorch_seed": 3, "trainer": {"num_epochs": 4}}
+    reseeded = {**config, "random_seed": 11, "numpy_seed": 12, "pytorch_seed": 13}
+    assert configs.config_fingerprint(config) == configs.config_fingerprint(reseeded)
+    longer = {**config, "trainer": {"num_epochs": 5}}
+    assert configs.config_fingerprint(config) != configs.config_fingerprint(longer)
+
+
+def test_the_bilm_fingerprint_follows_the_weights_file_content(tmp_path, monkeypatch):
+    weights = tmp_path / "weights.hdf5"
+    weights.write_bytes(b"first biLM")
+    monkeypatch.setenv("ELMO_WEIGHTS", str(weights))
+    first = configs.bilm_weights_sha256()
+    assert first == configs.bilm_weights_sha256() and len(first) == 16
+    weights.write_bytes(b"second biLM, same path")
+    assert configs.bilm_weights_sha256() != first
+    monkeypatch.setenv("ELMO_WEIGHTS", str(tmp_path / "missing.hdf5"))
+    with pytest.raises(RunFailed, match="missing.hdf5"):
+        configs.bilm_weights_sha256()
+
+
+def test_overrides_must_be_a_json_object():
+    assert json_object('{"trainer.num_epochs": 2}') == {"trainer.num_epochs": 2}
+    for bad in ("[1, 2]", "{not json"):
+        with pytest.raises(Exception, match="--overrides"):
+            json_object(bad)
+
+
+def test_a_budget_is_required_and_tasks_and_variants_must_exist(capsys):
+    for argv, message in (
+        (["ner"], "the following arguments are required: --budget"),
+        (["ner", "--budget", "tiny"], "argument --budget: invalid choice: 'tiny'"),
+        (["pos", "--budget", "smoke"], "unknown task(s) ['pos']"),
+        (["ner", "--budget", "smoke", "--variants", "elmo_output"], "unknown variant(s) ['elmo_output']"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            parse_args(argv)
+        assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_every_budget_and_analysis_override_names_a_key_of_the_config(task):
+    spec = TASKS[task]
+    for budget_name, budget in spec.budgets.items():
+        for variant_name, variant in spec.variants(budget_name, analyses=True).items():
+            config = experiment_config(Path(variant.config).stem, budget.data, **budget.env)
+            for dotted in {**budget.overrides, **variant.overrides}:
+                *parents, leaf = dotted.split(".")
+                node = config
+                for part in parents:
+                    assert part in node, (budget_name, variant_name, dotted)
+                    node = node[part]
+                assert leaf in node or leaf in ADDED_KEYS, (budget_name, variant_name, dotted)
+
+
+def test_every_task_has_its_notes_and_they_are_keyed_by_budgets():
+    assert set(tomllib.loads(NOTES_FILE.read_text())) == {*TASKS, "shipped_bilms"}  # no notes of a removed task
+    for task in TASKS:
+        notes = task_notes(task)
+        assert notes.title, task
+        for kept in (notes.trained_on, notes.notes, notes.diagnosis_notes):
+            assert set(kept) <= set(BUDGETS), task
+        if notes.diagnosis_notes:  # notes on diagnosis runs only for a task that has such variants
+            assert any(analysis.table == "diagnosis" for analysis in TASKS[task].analyses.values()), task
+    assert all(len(sha) == 16 for sha in shipped_bilm_names())
+
+
+def test_small_sample_shares_get_their_budgets_extra_epochs():
+    args, _ = parse_args(["srl", "snli", "--budget", "mini", "--sample-efficiency"])
+    plan = Plan(args)
+    srl, snli = plan.variants("srl"), plan.variants("snli")
+    assert plan.settings("srl", srl["baseline_sample0.01"], None)["overrides"]["trainer.num_epochs"] == 30
+    assert plan.settings("srl", srl["elmo_sample0.1"], None)["overrides"]["trainer.num_epochs"] == 8
+    assert plan.settings("srl", srl["elmo"], None)["overrides"]["trainer.num_epochs"] == 10  # the budget's own
+    settings = plan.settings("snli", snli["elmo_sample0.1"], None)
+    assert settings["overrides"]["trainer.num_epochs"] == 40 and settings["train_share"] == 0.1
+    assert settings["overrides"]["train_data_path"].endswith("snli_1.0_dev.jsonl.gz#train#sample=0.1")
+
+
+def test_analysis_seeds_limits_only_the_analysis_variants():
+    args, tasks = parse_args(["ner", "--budget", "mini", "--analyses", "--analysis-seeds", "1"])
+    runs = Plan(args).jobs(tasks)
+    analyses = set(TASKS["ner"].analyses)
+    assert analyses and sorted(k for _, name, k, _ in runs if name == "elmo") == [0, 1, 2]
+    assert sorted(name for _, name, k, _ in runs if name in analyses) == sorted(analyses)
+    assert all(k == 0 for _, name, k, _ in runs if name in analyses)
+    args, tasks = parse_args(["ner", "--budget", "mini", "--analyses"])
+    assert len(Plan(args).jobs(tasks)) == 3 * (2 + len(analyses))
+
+
+def test_other_folds_are_runs_of_their_own_directories(tmp_path):
+    args, tasks = parse_args(["squad", "--budget", "mini", "--splits", "all", "--runs-dir", str(tmp_path)])
+    plan = Plan(args)
+    names = [plan.paths(job).run_dir.relative_to(tmp_path).as_posix() for job in plan.jobs(tasks)]
+    assert names[:2] == ["squad/baseline/seed0", "squad/elmo/seed0"] and "squad/elmo/fold4of4-seed2" in names
+    assert len(names) == len(set(names)) == 4 * 3 * 2
+    fold = plan.settings("squad", plan.variants("squad")["baseline"], "3/4")
+    assert fold["env"]["ELMO_TASKS_FOLD"] == "3/4"
+    default = plan.settings("squad", plan.variants("squad")["baseline"], "1/4")
+    assert "ELMO_TASKS_FOLD" not in default["env"]  # the default fold needs no variable
+    assert default["config_sha256"] != fold["config_sha256"]  # it trains on other articles
+
+
+def test_the_training_step_of_a_directory(tmp_path):
+    run_dir = tmp_path / "seed0"
+    assert training_step(run_dir, same=True, finished=False) is Step.TRAIN  # nothing there yet
+    run_dir.mkdir()
+    assert training_step(run_dir, same=False, finished=False) is Step.RESTART  # other settings: -f
+    assert training_step(run_dir, same=True, finished=False) is Step.RESTART  # same settings, no checkpoint
+    (run_dir / "model_state_e0_b0.th").write_bytes(b"")
+    assert training_step(run_dir, same=True, finished=False) is Step.RESUME
+    assert training_step(run_dir, same=False, finished=True) is Step.RESTART  # finished, but with other settings
+    assert training_step(run_dir, same=True, finished=True) is Step.DONE
+    assert (Step.RESUME.flags, Step.RESTART.flags, Step.TRAIN.flags, Step.DONE.flags) == (["--recover"], ["-f"], [], [])
+
+
+def test_a_run_directory_is_finished_once_evaluated_and_recorded_with_the_same_settings(tmp_path):
+    settings = {"config": "experiments/snli_elmo.jsonnet", "data": "full", "overrides": {"trainer.num_epochs": 8}}
+    settings.update(env={}, config_sha256="0123456789abcdef")
+    record = {"variant": "elmo", "value": 61.5, **settings}
+    (tmp_path / "record.json").write_text(json.dumps(record))
+    assert finished_run_record(tmp_path, settings) is None  # no test metrics yet: not finished
+    (tmp_path / "test_metrics.json").write_text("{}")
+    assert finished_run_record(tmp_path, settings) == record
+    assert finished_run_record(tmp_path, {**settings, "overrides": {"trainer.num_epochs": 9}}) is None
+    assert finished_run_record(tmp_path, {**settings, "data": "fixtures"}) is None
+    assert finished_run_record(tmp_path, {**settings, "bilm_weights_sha256": "555c6764f6f2cab4"}) is None
+
+
+def test_nothing_else_in_the_package_imports_the_harness():
+    """The AllenNLP plugin (and so every `allennlp` command) stays as light as before: no module of
+    elmo_tasks outside the harness imports it."""
+    importers = []
+    for path in (ROOT / "elmo_tasks").rglob("*.py"):
+        if "reproduction" in path.relative_to(ROOT / "elmo_tasks").parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [f"{node.module}.{alias.name}" for alias in node.names]
+            if any(name.startswith("elmo_tasks.reproduction") for name in names):
+                importers.append(str(path.relative_to(ROOT)))
+    assert importers == []

@@ -1,0 +1,202 @@
+"""The report from hand-made records: Table 1, the analyses, notes per budget, task sections, the
+cross-validation and the console's metrics lines, with the numbers worked out by hand."""
+
+from elmo_tasks.reproduction.notes import task_notes
+from elmo_tasks.reproduction.report_sections import FIXTURES_NOTE, task_section
+from elmo_tasks.reproduction.report_tables import (
+    IMPROVING_NOTE,
+    analysis_table,
+    cross_validation,
+    diagnosis_heading,
+    diagnosis_notes,
+    table_1,
+)
+from elmo_tasks.reproduction.report_values import metrics_line
+from elmo_tasks.reproduction.tasks import PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
+
+
+def _record(task: str, variant: str, k: int, value: float, best: float) -> dict:
+    return {"task": task, "variant": variant, "seed_index": k, "value": value, "best_validation": best}
+
+
+def test_table_1_means_stds_and_error_reductions_by_hand():
+    records = [
+        _record("ner", "baseline", 0, 80.0, 81.0),
+        _record("ner", "baseline", 1, 82.0, 83.0),
+        _record("ner", "elmo", 0, 85.0, 86.0),
+        _record("ner", "elmo", 1, 87.0, 88.0),
+    ]
+    row = next(line for line in table_1(records, "mini") if line.startswith("| NER |"))
+    # baseline 81 ± 1.41, ELMo 86 ± 1.41; error reduction (86 - 81) / (100 - 81) = 26.3%;
+    # the paper's (92.22 - 90.15) / (100 - 90.15) = 21.0%.
+    assert row.startswith("| NER | F1 | 90.15 | 92.22 | 21.0% | 81.00 ± 1.41 | 86.00 ± 1.41 | 26.3% | 2 / 2 |")
+    squad = next(line for line in table_1(records, "mini") if line.startswith("| SQuAD |"))
+    assert "not run yet" in squad and "24.9%" in squad  # (85.8 - 81.1) / 18.9
+
+
+def test_a_report_shows_the_notes_of_its_own_budget_only_where_its_records_hold_those_runs():
+    records = [
+        {**_record("ner", "baseline", 0, 80.0, 81.0), "data": "full"},
+        {**_record("ner", "elmo", 0, 85.0, 86.0), "data": "full"},
+    ]
+    mini_note = task_notes("ner").notes["mini"]
+    assert task_section("ner", records, "records", "mini")[2] == mini_note
+    assert mini_note not in task_section("ner", records, "records", "paper")
+    fixtures = [{**record, "data": "fixtures"} for record in records]
+    assert task_section("ner", fixtures, "records", "smoke")[2] == FIXTURES_NOTE
+    # The diagnosis notes: the budget's own, and only with diagnosis runs among the records.
+    assert diagnosis_notes(records, "mini") == []
+    assert diagnosis_heading(records, "mini") == "ELMo diagnosis variants (SNLI, NER)"
+    diagnosed = records + [{**_record("ner", "elmo_layer_norm", 0, 84.0, 85.0), "data": "full"}]
+    assert diagnosis_notes(diagnosed, "mini") == [
+        f"- NER: {task_notes('ner').diagnosis_notes['mini']}",
+        "",
+    ]
+    assert diagnosis_heading(diagnosed, "mini") == "Why ELMo hurt (SNLI, NER): what was tried"
+    assert diagnosis_notes(diagnosed, "smoke") == []
+    # Without runs of a table's variants, the command to make them is the report's own budget's.
+    assert analysis_table(records, "layers", {}, "smoke") == [
+        "No runs of these variants yet (`scripts/reproduce.py TASK --budget smoke --analyses`)."
+    ]
+
+
+def test_the_console_metrics_line_gives_table_1s_numbers():
+    records = [
+        _record("ner", "baseline", 0, 80.0, 81.0),
+        _record("ner", "baseline", 1, 82.0, 83.0),
+        _record("ner", "elmo", 0, 85.0, 86.0),
+    ]
+    # baseline 81 ± 1.41 (two seeds), ELMo 85 (one seed)
+    assert metrics_line(records, "ner", "mini") == (
+        "ner mini: baseline F1 81.00 ± 1.41, ELMo F1 85.00 (test, seeds 2 / 1)"
+    )
+    assert metrics_line(records[2:], "ner", "smoke") == (
+        "ner smoke: baseline not run yet, ELMo F1 85.00 (test, seeds 0 / 1)"
+    )
+    assert metrics_line([], "sst5", "paper") == (
+        "sst5 paper: baseline not run yet, ELMo not run yet (test, 0 seeds each)"
+    )
+
+
+def test_analysis_tables_use_best_validation_of_the_analysis_variants():
+    records = [
+        _record("sst5", "baseline", 0, 30.0, 31.0),
+        _record("sst5", "elmo", 0, 35.0, 36.0),
+        _record("sst5", "elmo_top_layer", 0, 33.0, 34.0),
+        _record("sst5", "elmo_top_layer", 1, 33.0, 35.0),
+        _record("sst5", "elmo_input_only", 0, 32.0, 32.5),
+    ]
+    layers = analysis_table(records, "layers", PAPER_LAYER_TABLE)
+    assert layers[0].startswith("| Task | baseline | ELMo as configured") and "top layer only" in layers[0]
+    assert layers[2] == "| SST-5 (ELMo at input and output, lambda 0.001) | 31.00 | 36.00 | 34.50 ± 0.71 |"
+    placement = analysis_table(records, "placement", PAPER_PLACEMENT_TABLE)
+    assert placement[2] == "| SST-5 (ELMo at input and output, lambda 0.001) | 31.00 | 36.00 | 32.50 |"
+    # Tasks that put ELMo in different places share the columns (one "ELMo as configured" column).
+    records += [_record("ner", "baseline", 0, 70.0, 71.0), _record("ner", "elmo_top_layer", 0, 72.0, 73.0)]
+    layers = analysis_table(records, "layers", {})
+    assert layers[0] == "| Task | baseline | ELMo as configured | top layer only |"
+    assert layers[2:4] == [
+        "| NER (ELMo at input, lambda 0.1) | 71.00 | – | 73.00 |",
+        "| SST-5 (ELMo at input and output, lambda 0.001) | 31.00 | 36.00 | 34.50 ± 0.71 |",
+    ]
+    assert "| SNLI | 88.9 | 89.5 | 88.7 |" in placement
+
+
+def test_task_sections_give_each_runs_best_epoch_and_count_runs_still_improving():
+    def run(variant: str, k: int, curve: list) -> dict:
+        best = max(range(len(curve)), key=curve.__getitem__)
+        return {**_record("coref", variant, k, 40.0, curve[best]), "best_epoch": best, "validation_curve": curve}
+
+    records = [
+        run("baseline", 0, [10.0, 20.0, 30.0]),  # best at its last epoch: still improving
+        run("baseline", 1, [10.0, 25.0, 24.0]),
+        run("elmo", 0, [30.0, 35.0]),  # stopped early after 2 epochs, best at the last
+        {**_record("coref", "elmo", 1, 41.0, 36.0), "best_epoch": None, "validation_curve": []},  # no curve
+    ]
+    lines = task_section("coref", records, "records")
+    header = next(i for i, line in enumerate(lines) if "| Best epoch |" in line)
+    baseline, elmo = lines[header + 2 : header + 4]
+    assert "| 3/3, 2/3 |" in baseline and "| 2/2 |" in elmo
+    note = next(line for line in lines if line.startswith("Best epoch:"))
+    assert note.endswith("Runs still improving at their last epoch: baseline 1 of 2, elmo 1 of 2.")
+    records = [run("baseline", 0, [10.0, 30.0, 20.0])]
+    note = next(line for line in task_section("coref", records, "records") if line.startswith("Best epoch:"))
+    assert "Runs still improving" not in note
+
+
+def test_table_1_marks_results_most_of_whose_runs_were_still_improving():
+    def run(variant: str, k: int, best_epoch: int) -> dict:
+        return {**_record("ner", variant, k, 80.0 + k, 81.0), "best_epoch": best_epoch, "validation_curve": [1.0] * 4}
+
+    # Baseline: 2 of 3 runs best at their last epoch (3 of 0..3); ELMo: 1 of 3.
+    records = [run("baseline", 0, 3), run("baseline", 1, 3), run("baseline", 2, 1)]
+    records += [run("elmo", 0, 3), run("elmo", 1, 2), run("elmo", 2, 0)]
+    lines = table_1(records, "mini")
+    row = next(line for line in lines if line.startswith("| NER |"))
+    assert "| 81.00 ± 1.00 ‡ | 81.00 ± 1.00 | " in row
+    assert IMPROVING_NOTE in lines
+    records = [run("baseline", 0, 2), run("elmo", 0, 2)]
+    assert IMPROVING_NOTE not in table_1(records, "mini")
+
+
+def test_other_folds_are_runs_of_their_own_and_a_cross_validation_table():
+    assert TASKS["squad"].run_name("1/4", 0) == "seed0"  # the default fold keeps the plain name
+    assert TASKS["squad"].run_name("3/4", 2) == "fold3of4-seed2"
+    assert TASKS["ner"].run_name(None, 1) == "seed1"
+    records = [
+        {**_record("squad", "baseline", 0, 10.0, 11.0), "split": "1/4"},
+        {**_record("squad", "baseline", 1, 12.0, 11.0), "split": "1/4"},
+        {**_record("squad", "baseline", 0, 20.0, 11.0), "split": "2/4"},
+        {**_record("squad", "elmo", 0, 30.0, 31.0), "split": "1/4"},
+    ]
+    table = cross_validation("squad", records)
+    assert "| baseline | 11.00 (2) | 20.00 (1) | – | – | 2 of 4 folds run |" in table
+    assert "| elmo | 30.00 (1) | – | – | – | 1 of 4 folds run |" in table
+    more = [{**_record("squad", "baseline", 0, v, 0.0), "split": s} for s, v in (("3/4", 30.0), ("4/4", 40.0))]
+    complete = cross_validation("squad", records + more)
+    assert "| baseline | 11.00 (2) | 20.00 (1) | 30.00 (1) | 40.00 (1) | 25.25 |" in complete
+    # Table 1 takes the default fold only until the cross-validation is complete: baseline
+    # 11 ± 1.41 from the two fold-1 seeds.
+    row = next(line for line in table_1(records, "mini") if line.startswith("| SQuAD |"))
+    assert "| 11.00 ± 1.41 | 30.00 |" in row and "test fold 1/4 only" in row
+
+
+def test_a_complete_cross_validation_gives_table_1_the_mean_over_folds_per_seed():
+    values = {  # (variant, seed) -> F1 on folds 1/4 .. 4/4; EM is F1 - 5
+        ("baseline", 0): [10.0, 20.0, 30.0, 40.0],
+        ("baseline", 1): [12.0, 22.0, 32.0, 42.0],
+        ("elmo", 0): [30.0, 40.0, 50.0, 60.0],
+        ("elmo", 1): [34.0, 44.0, 54.0, 64.0],
+    }
+    records = [
+        {
+            **_record("squad", variant, k, f1, 0.0),
+            "split": f"{fold}/4",
+            "test_metrics": {"test": {"em": (f1 - 5) / 100}},
+        }
+        for (variant, k), folds in values.items()
+        for fold, f1 in enumerate(folds, start=1)
+    ]
+    # Per seed, the mean over the 4 folds: baseline 25 and 27 (26 ± 1.41), ELMo 45 and 49 (47 ± 2.83);
+    # error reduction (47 - 26) / (100 - 26) = 28.4%.
+    row = next(line for line in table_1(records, "mini") if line.startswith("| SQuAD |"))
+    assert "| 26.00 ± 1.41 | 47.00 ± 2.83 | 28.4% | 2 / 2 |" in row and "mean over all 4 test folds" in row
+    table = cross_validation("squad", records)
+    assert "| elmo | 32.00 (2) | 42.00 (2) | 52.00 (2) | 62.00 (2) | 47.00 |" in table  # F1
+    assert "| elmo | 27.00 (2) | 37.00 (2) | 47.00 (2) | 57.00 (2) | 42.00 |" in table  # EM
+    # One ELMo seed missing on one fold: both variants back to the default fold (10, 12 and 30, 34).
+    partial = [r for r in records if not (r["variant"] == "elmo" and r["seed_index"] == 1 and r["split"] == "3/4")]
+    row = next(line for line in table_1(partial, "mini") if line.startswith("| SQuAD |"))
+    assert "| 11.00 ± 1.41 | 32.00 ± 2.83 |" in row and "mean over all" not in row
+
+
+def test_table_1_names_the_biLMs_of_the_elmo_runs():
+    records = [
+        _record("ner", "baseline", 0, 80.0, 81.0),
+        {**_record("ner", "elmo", 0, 85.0, 86.0), "bilm_weights_sha256": "e309e129aa32eec2"},
+        {**_record("ner", "elmo", 1, 87.0, 88.0), "bilm_weights_sha256": "0123456789abcdef"},
+    ]
+    lines = table_1(records, "mini")
+    row = next(line for line in lines if line.startswith("| NER |"))
+    assert "| 1 / 2 | `0123456789abcdef`, `e309e129aa32eec2` |" in row  # a mix is shown, not hidden
+    assert "`e309e129aa32eec2`: the stage-2 shipped biLM" in lines[-1] and "0123456789abcdef`:" not in lines[-1]

@@ -6,11 +6,13 @@ what docs/RESULTS.md reports) and ``paper`` (the experiment configs as they are,
 A new task joins with one entry in ``TASKS``; what the report says about it goes in ``task_notes.toml``.
 """
 
-from typing import Any, Dict
+import os
+from pathlib import Path
+from typing import Any, Dict, Tuple
 
 from elmo_tasks.config_defaults import ELMO_EMBEDDER_PATH as ELMO
 from elmo_tasks.config_defaults import MIXING_WEIGHTS_REGEX, token_layer_only, top_layer_only
-from elmo_tasks.reproduction.specs import Analysis, Budget, SampleEfficiency, Split, TaskSpec
+from elmo_tasks.reproduction.specs import Analysis, Budget, Overrides, SampleEfficiency, Split, TaskSpec
 
 BUDGETS = ("smoke", "mini", "paper")
 
@@ -51,7 +53,18 @@ ELMO_DIAGNOSIS = {
 
 # Smoke: every step of a run (train, archive, evaluate, record) on the fixtures, in seconds.
 SMOKE = Budget("fixtures", {"trainer.num_epochs": 1, "data_loader.batches_per_epoch": 4}, seeds=1)
-PAPER = Budget("full", {}, seeds=5)
+# The paper's recipe: its word vectors and, where an experiment cut them for 2 CPU cores, the
+# epochs, patience and sizes of the paper (or of allennlp-models' config where the paper gives
+# none; docs/PAPER.md, "Hyperparameter audit"). The GloVe files are read from ELMO_TASKS_GLOVE_DIR.
+GLOVE_DIR = Path(os.environ.get("ELMO_TASKS_GLOVE_DIR", "glove"))
+
+
+def paper_budget(vectors: str, overrides: Overrides, sample_shares: Tuple[float, ...] = (0.01, 0.1)) -> Budget:
+    env = {"ELMO_TASKS_WORD_VECTORS": str(GLOVE_DIR / vectors)}
+    return Budget("full", overrides, seeds=5, env=env, sample_shares=sample_shares)
+
+
+GLOVE_840B = "glove.840B.300d.txt"
 # Overrides of experiments/bilm_finetune.jsonnet per budget (the paper fine-tuned for one epoch).
 FINETUNING = {
     "smoke": {"trainer.num_epochs": 1, "data_loader.batches_per_epoch": 2},
@@ -71,7 +84,11 @@ SQUAD = TaskSpec(
     elmo_at="input and output",
     analyses=INPUT_ONLY,
     split=Split("ELMO_TASKS_FOLD", "1/4", ("1/4", "2/4", "3/4", "4/4"), "fold"),
-    budgets={"smoke": SMOKE, "mini": Budget("full", {"trainer.num_epochs": 20, **NO_PATIENCE}, 3), "paper": PAPER},
+    budgets={
+        "smoke": SMOKE,
+        "mini": Budget("full", {"trainer.num_epochs": 20, **NO_PATIENCE}, 3),
+        "paper": paper_budget(GLOVE_840B, {}),
+    },
 )
 SNLI_MINI = {
     "model.encoder.hidden_size": 100,
@@ -104,7 +121,7 @@ SNLI = TaskSpec(
             sample_shares=(0.1, 0.3),
             sample_overrides={0.1: {"trainer.num_epochs": 40}, 0.3: {"trainer.num_epochs": 20}},
         ),
-        "paper": Budget(PAPER.data, PAPER.overrides, PAPER.seeds, sample_shares=(0.001, 0.01, 0.1)),
+        "paper": paper_budget(GLOVE_840B, {"trainer.num_epochs": 75}, sample_shares=(0.001, 0.01, 0.1)),
     },
 )
 SRL_MINI = {
@@ -135,7 +152,7 @@ SRL = TaskSpec(
             sample_shares=(0.01, 0.1),
             sample_overrides={0.01: {"trainer.num_epochs": 30}, 0.1: {"trainer.num_epochs": 8}},
         ),
-        "paper": PAPER,
+        "paper": paper_budget("glove.6B.100d.txt", {"trainer.num_epochs": 500, "trainer.patience": 200}),
     },
 )
 COREF_MINI = {
@@ -155,7 +172,14 @@ COREF = TaskSpec(
     also_report={"muc_f1": "MUC F1", "bcub_f1": "B-cubed F1", "ceafe_f1": "CEAF-phi4 F1"},
     paper={"baseline": 67.2, "elmo": 70.4},
     elmo_at="input",
-    budgets={"smoke": SMOKE, "mini": Budget("full", COREF_MINI, 3), "paper": PAPER},
+    budgets={
+        "smoke": SMOKE,
+        "mini": Budget("full", COREF_MINI, 3),
+        # Lee et al. also concatenate Turian's 50-d vectors: one file here
+        "paper": paper_budget(
+            GLOVE_840B, {"model.max_antecedents": 250, "trainer.num_epochs": 150, "trainer.patience": 10}
+        ),
+    },
 )
 # Whole epochs of eng.train (220 batches of 64). At 20 epochs the baseline's eng.testa F1 was still
 # rising, ELMo's had levelled off from about epoch 10: 30 epochs let the baseline converge too.
@@ -172,7 +196,12 @@ NER = TaskSpec(
     # eng.train's sentences (eng.testa's for the validation perplexity)
     bilm_finetuning={**FINETUNING, "mini": {"trainer.num_epochs": 2}},
     lm_text="elmo_tasks.tasks.ner.lm_text",
-    budgets={"smoke": SMOKE, "mini": Budget("full", NER_MINI, 3), "paper": PAPER},
+    budgets={
+        "smoke": SMOKE,
+        "mini": Budget("full", NER_MINI, 3),
+        # GloVe's 50-d vectors in place of Senna's, as allennlp-models does
+        "paper": paper_budget("glove.6B.50d.txt", {"trainer.num_epochs": 75, "trainer.patience": 25}),
+    },
 )
 SST5_MINI = {
     "dataset_reader.phrases": "roots",
@@ -192,7 +221,11 @@ SST5 = TaskSpec(
     paper={"baseline": 51.4, "elmo": 54.7},
     elmo_at="input and output, lambda 0.001",  # its Table 2 row's lambda = 0.001 column is this model
     analyses={**LAYER_ANALYSES, **INPUT_ONLY},
-    budgets={"smoke": SMOKE, "mini": Budget("full", SST5_MINI, 3), "paper": PAPER},
+    budgets={
+        "smoke": SMOKE,
+        "mini": Budget("full", SST5_MINI, 3),
+        "paper": paper_budget(GLOVE_840B, {"trainer.num_epochs": 40}),
+    },
 )
 
 # In the report's order.

@@ -1,0 +1,41 @@
+"""The `paper` budget: the paper's word vectors through ELMO_TASKS_WORD_VECTORS, and its epochs,
+patience and sizes as overrides of keys the experiments really have."""
+
+import json
+from typing import Any, Dict
+
+import _jsonnet
+import pytest
+
+from elmo_tasks.config_defaults import DEFAULTS
+from elmo_tasks.reproduction.tasks import GLOVE_DIR, TASKS
+from tests.conftest import ROOT
+
+PAPER_VECTORS = {
+    "squad": "glove.840B.300d.txt",
+    "snli": "glove.840B.300d.txt",
+    "srl": "glove.6B.100d.txt",
+    "coref": "glove.840B.300d.txt",
+    "ner": "glove.6B.50d.txt",
+    "sst5": "glove.840B.300d.txt",
+}
+
+
+def _value(config: Dict[str, Any], dotted: str) -> Any:
+    for key in dotted.split("."):
+        config = config[key]
+    return config
+
+
+@pytest.mark.parametrize("task", sorted(PAPER_VECTORS))
+def test_the_paper_budget_names_the_papers_vectors_and_overrides_real_keys(task):
+    budget = TASKS[task].budgets["paper"]
+    assert budget.data == "full" and budget.seeds == 5
+    assert budget.env["ELMO_TASKS_WORD_VECTORS"] == str(GLOVE_DIR / PAPER_VECTORS[task])
+    for variant, config in TASKS[task].configs.items():
+        env = {**DEFAULTS, "ELMO_TASKS_DATA": "full", **budget.env}
+        resolved = json.loads(_jsonnet.evaluate_file(str(ROOT / config), ext_vars=env))
+        tokens = resolved["model"]["text_field_embedder"]["token_embedders"]["tokens"]
+        assert tokens["pretrained_file"] == budget.env["ELMO_TASKS_WORD_VECTORS"], variant
+        for key, value in budget.overrides.items():
+            assert _value(resolved, key) != value, f"{task} {variant}: {key} already is {value}"

@@ -1,5 +1,6 @@
-"""The files the benchmarks share the handling of: the JSON their worker subprocesses read, and the
-``--json`` results file. Imported by the scripts beside it (run as ``python benchmarks/NAME.py``)."""
+"""What the benchmarks share: the JSON their worker subprocesses read and the options that start a
+worker, the ``--json`` results file, and the ``allennlp`` processes they time. Imported by the scripts
+beside it (run as ``python benchmarks/NAME.py``)."""
 
 import argparse
 import json
@@ -8,7 +9,11 @@ import subprocess
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import Iterator, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence
+
+# The repository, where the benchmarks run their commands, and the ``allennlp`` of this environment.
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ALLENNLP = os.path.join(os.path.dirname(sys.executable), "allennlp")
 
 
 @contextmanager
@@ -28,6 +33,34 @@ def save_results(json_path: Optional[str], results: object) -> None:
     if json_path:
         with open(json_path, "w") as handle:
             json.dump(results, handle, indent=2)
+
+
+def report_rows(
+    rows: Iterable[Dict[str, Any]], describe: Callable[[Dict[str, Any]], str], json_path: Optional[str]
+) -> List[Dict[str, Any]]:
+    """Prints each row's line as soon as it is measured (``rows`` may be a generator, so a long
+    benchmark shows its progress), then writes all of them to ``json_path`` (``--json``), if given."""
+    measured = []
+    for row in rows:
+        measured.append(row)
+        print(describe(row), flush=True)
+    save_results(json_path, measured)
+    return measured
+
+
+def environment_without_thread_settings() -> Dict[str, str]:
+    """This process's environment less ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS``: a command started
+    with it runs at its own thread defaults, as a user's would."""
+    return {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+def add_worker_options(parser: argparse.ArgumentParser, workers: Sequence[str]) -> None:
+    """The hidden options that :func:`run_worker` starts a worker with (``workers``: the ``--worker``
+    choices); the script also needs ``--batch-size`` and ``--threads``."""
+    parser.add_argument("--worker", choices=workers, help=argparse.SUPPRESS)
+    parser.add_argument("--model-dir", help=argparse.SUPPRESS)
+    parser.add_argument("--sentences-file", help=argparse.SUPPRESS)
+    parser.add_argument("--output", help=argparse.SUPPRESS)
 
 
 def run_worker(

@@ -17,43 +17,22 @@ import resource
 import sys
 import tempfile
 import time
-from typing import Dict, List
+from typing import Any, Dict, List
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_files import json_temp_file, run_worker, save_results  # noqa: E402
+from bench_files import add_worker_options, json_temp_file, report_rows, run_worker  # noqa: E402
 
 DEFAULT_DATA = os.path.join(
     os.path.dirname(__file__), "..", "..", "shared", "data", "lm", "books", "brown", "brown_news_a-c.txt"
 )
-FILTERS = [[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]]
-SIZES: Dict[str, dict] = {
+# The sizes measured, as BilmOptions fields; the others are BilmOptions' defaults, the published original
+# ELMo's (its char CNN filters, two LSTM layers, clips of 3, skip connections).
+SIZES: Dict[str, Dict[str, int]] = {
     "small": {"dim": 1024, "projection_dim": 128, "n_highway": 1},
     "original": {"dim": 4096, "projection_dim": 512, "n_highway": 2},
 }
-
-
-def options_for(size: str) -> dict:
-    s = SIZES[size]
-    return {
-        "lstm": {
-            "dim": s["dim"],
-            "projection_dim": s["projection_dim"],
-            "n_layers": 2,
-            "cell_clip": 3,
-            "proj_clip": 3,
-            "use_skip_connections": True,
-        },
-        "char_cnn": {
-            "activation": "relu",
-            "embedding": {"dim": 16},
-            "filters": FILTERS,
-            "n_highway": s["n_highway"],
-            "n_characters": 262,
-            "max_characters_per_token": 50,
-        },
-    }
 
 
 def write_random_model(size: str, directory: str) -> None:
@@ -62,7 +41,7 @@ def write_random_model(size: str, directory: str) -> None:
     from elmo_tasks.bilm import BiLM, BilmOptions, save_weights
 
     torch.manual_seed(0)
-    options = BilmOptions.from_json_dict(options_for(size))
+    options = BilmOptions(**SIZES[size])
     model = BiLM(options)
     options.save(os.path.join(directory, "options.json"))
     save_weights(model, os.path.join(directory, "weights.hdf5"))
@@ -155,29 +134,25 @@ def main() -> None:
         "more threads than free cores makes both several times slower, see docs/BENCHMARKS.md)",
     )
     parser.add_argument("--json", help="also write the results here")
-    parser.add_argument("--worker", choices=["allennlp", "ours"], help=argparse.SUPPRESS)
-    parser.add_argument("--model-dir", help=argparse.SUPPRESS)
-    parser.add_argument("--sentences-file", help=argparse.SUPPRESS)
-    parser.add_argument("--output", help=argparse.SUPPRESS)
+    add_worker_options(parser, ["allennlp", "ours"])
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.model_dir, args.sentences_file, args.batch_size, args.threads, args.output)
         return
     sentences = read_sentences(args.data, args.sentences)
-    rows = []
     with json_temp_file(sentences) as payload_file:
-        for size in args.sizes.split(","):
-            row = run_size(size, payload_file, args)
-            rows.append(row)
-            print(
-                f"{size:9s} tokens={row['tokens']}  allennlp {row['allennlp_tokens_per_s']:8.1f} tok/s "
-                f"({row['allennlp_seconds']:.1f} s, peak {row['allennlp_peak_rss_mb']:.0f} MB)  ours "
-                f"{row['ours_tokens_per_s']:8.1f} tok/s "
-                f"({row['ours_seconds']:.1f} s, peak {row['ours_peak_rss_mb']:.0f} MB)  speedup {row['speedup']:.2f}x  "
-                f"max|diff| {row['max_abs_diff']:.2e}",
-                flush=True,
-            )
-    save_results(args.json, rows)
+        sizes = args.sizes.split(",")
+        report_rows((run_size(size, payload_file, args) for size in sizes), _described, args.json)
+
+
+def _described(row: Dict[str, Any]) -> str:
+    return (
+        f"{row['size']:9s} tokens={row['tokens']}  allennlp {row['allennlp_tokens_per_s']:8.1f} tok/s "
+        f"({row['allennlp_seconds']:.1f} s, peak {row['allennlp_peak_rss_mb']:.0f} MB)  ours "
+        f"{row['ours_tokens_per_s']:8.1f} tok/s "
+        f"({row['ours_seconds']:.1f} s, peak {row['ours_peak_rss_mb']:.0f} MB)  speedup {row['speedup']:.2f}x  "
+        f"max|diff| {row['max_abs_diff']:.2e}"
+    )
 
 
 if __name__ == "__main__":

@@ -16,20 +16,19 @@ the original hdf5 layout, at the small (2x1024_128, 1 highway) and original
 """
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, List
+from functools import partial
+from typing import Any, Dict, List
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_files import ALLENNLP, ROOT, environment_without_thread_settings, report_rows  # noqa: E402
 from bilm_speed import write_random_model  # noqa: E402  (the same random biLM as the speed benchmark)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_DATA = os.path.join(ROOT, "..", "shared", "data", "lm", "books", "brown", "brown_news_a-c.txt")
-ALLENNLP = os.path.join(os.path.dirname(sys.executable), "allennlp")
 
 ALLENNLP_SCRIPT = """
 import sys, h5py, torch
@@ -61,9 +60,8 @@ def sentences_file(path: str, count: int, directory: str) -> str:
 
 
 def timed(command: List[str]) -> float:
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
     start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True)
+    subprocess.run(command, cwd=ROOT, env=environment_without_thread_settings(), check=True, capture_output=True)
     return time.perf_counter() - start
 
 
@@ -90,22 +88,19 @@ def main() -> None:
     parser.add_argument("--sizes", default="small,original")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
-    rows = []
     with tempfile.TemporaryDirectory() as directory:
         source = sentences_file(args.data, args.sentences, directory)
         with open(source, encoding="utf-8") as handle:
             tokens = sum(len(line.split()) for line in handle)
-        for size in args.sizes.split(","):
-            row = run_size(size, source, directory)
-            rows.append(row)
-            print(
-                f"{size:9s} {args.sentences} sentences ({tokens} tokens): elmo-embed {row['ours_s']:.1f} s, "
-                f"AllenNLP's Elmo {row['allennlp_s']:.1f} s, ours is {row['ratio']:.2f}x faster (whole process)",
-                flush=True,
-            )
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(rows, handle, indent=2)
+        described = partial(_described, f"{args.sentences} sentences ({tokens} tokens)")
+        report_rows((run_size(size, source, directory) for size in args.sizes.split(",")), described, args.json)
+
+
+def _described(measured: str, row: Dict[str, Any]) -> str:
+    return (
+        f"{row['size']:9s} {measured}: elmo-embed {row['ours_s']:.1f} s, "
+        f"AllenNLP's Elmo {row['allennlp_s']:.1f} s, ours is {row['ratio']:.2f}x faster (whole process)"
+    )
 
 
 if __name__ == "__main__":

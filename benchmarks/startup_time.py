@@ -16,7 +16,6 @@ Run it from the repository root so ``.allennlp_plugins`` is found:
 """
 
 import argparse
-import json
 import os
 import resource
 import statistics
@@ -25,7 +24,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_files import ALLENNLP, report_rows  # noqa: E402
 
 
 def time_until_first_line(command: List[str], marker: str, env: Dict[str, str]) -> Tuple[float, float]:
@@ -57,7 +59,6 @@ def main() -> None:
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
 
-    allennlp = str(Path(sys.executable).with_name("allennlp"))
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
     with tempfile.TemporaryDirectory() as directory:
         sentence = Path(directory) / "one.txt"
@@ -65,9 +66,9 @@ def main() -> None:
         output = str(Path(directory) / "one.hdf5")
         commands = {
             "import elmo_tasks.bilm": ([sys.executable, "-c", "import elmo_tasks.bilm; print('imported')"], "imported"),
-            "allennlp --help": ([allennlp, "--help"], "usage:"),
+            "allennlp --help": ([ALLENNLP, "--help"], "usage:"),
             "allennlp elmo-embed (one sentence, first line)": (
-                [allennlp, "elmo-embed", str(sentence), output, "--no-progress", "--threads", str(args.threads)],
+                [ALLENNLP, "elmo-embed", str(sentence), output, "--no-progress", "--threads", str(args.threads)],
                 "elmo-embed:",
             ),
             "python -m elmo_tasks.bilm.embed (one sentence, first line)": (
@@ -86,25 +87,28 @@ def main() -> None:
         }
         keys = dict(zip(["bilm", "help", "embed", "standalone"], commands))
         chosen = [keys[k] for k in args.only.split(",")] if args.only else list(commands)
-        results = {}
-        for name in chosen:
-            command, marker = commands[name]
-            runs = [time_until_first_line(command, marker, env) for _ in range(args.runs)]
-            wall, cpu = [w for w, _ in runs], [c for _, c in runs]
-            results[name] = {
-                "median_wall_s": statistics.median(wall),
-                "median_cpu_s": statistics.median(cpu),
-                "wall_s": wall,
-                "cpu_s": cpu,
-            }
-            print(
-                f"{name:48s} median wall {statistics.median(wall):6.2f} s, cpu {statistics.median(cpu):6.2f} s  "
-                f"(wall {', '.join(f'{s:.1f}' for s in wall)})",
-                flush=True,
-            )
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle, indent=2)
+        timings = (_timed_runs(name, *commands[name], env, args.runs) for name in chosen)
+        report_rows(timings, _described, args.json)
+
+
+def _timed_runs(name: str, command: List[str], marker: str, env: Dict[str, str], runs: int) -> Dict[str, Any]:
+    """``runs`` starts of one command until its first line, and their medians."""
+    timings = [time_until_first_line(command, marker, env) for _ in range(runs)]
+    wall, cpu = [w for w, _ in timings], [c for _, c in timings]
+    return {
+        "command": name,
+        "median_wall_s": statistics.median(wall),
+        "median_cpu_s": statistics.median(cpu),
+        "wall_s": wall,
+        "cpu_s": cpu,
+    }
+
+
+def _described(row: Dict[str, Any]) -> str:
+    return (
+        f"{row['command']:48s} median wall {row['median_wall_s']:6.2f} s, cpu {row['median_cpu_s']:6.2f} s  "
+        f"(wall {', '.join(f'{s:.1f}' for s in row['wall_s'])})"
+    )
 
 
 if __name__ == "__main__":

@@ -22,17 +22,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, List, Optional
+from typing import Any, Dict, Optional
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_files import ALLENNLP, ROOT, environment_without_thread_settings, report_rows  # noqa: E402
 from embed_threads import busy_processes  # noqa: E402  (the same busy-looping competitors)
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ALLENNLP = os.path.join(os.path.dirname(sys.executable), "allennlp")
 
 
 def environment(setting: str) -> Dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    env = environment_without_thread_settings()
     if setting == "torch-default":
         env["OMP_NUM_THREADS"] = str(os.cpu_count())
     return env
@@ -62,23 +60,26 @@ def main() -> None:
     parser.add_argument("--competitors", type=int, default=1, help="busy-looping processes in the loaded runs")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
-    rows: List[dict] = []
-    for setting in args.settings.split(","):
-        alone = train_once(setting, args.epochs)
-        with busy_processes(args.competitors):
-            loaded = train_once(setting, args.epochs)
-        row = {"setting": setting, "alone": alone, "beside_busy": loaded, "ratio": loaded["wall_s"] / alone["wall_s"]}
-        rows.append(row)
-        print(
-            f"{setting:14s} alone {alone['wall_s']:7.1f} s wall ({alone['cpu_s']:7.1f} CPU s)  "
-            f"beside {args.competitors} busy {loaded['wall_s']:7.1f} s wall ({loaded['cpu_s']:7.1f} CPU s)  "
-            f"ratio {row['ratio']:.2f}  best acc {alone['best_validation_accuracy']:.4f} / "
-            f"{loaded['best_validation_accuracy']:.4f}",
-            flush=True,
-        )
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(rows, handle, indent=2)
+    settings = args.settings.split(",")
+    report_rows((_alone_and_beside_busy(s, args.epochs, args.competitors) for s in settings), _described, args.json)
+
+
+def _alone_and_beside_busy(setting: str, epochs: Optional[int], competitors: int) -> Dict[str, Any]:
+    alone = train_once(setting, epochs)
+    with busy_processes(competitors):
+        loaded = train_once(setting, epochs)
+    ratio = loaded["wall_s"] / alone["wall_s"]
+    return {"setting": setting, "competitors": competitors, "alone": alone, "beside_busy": loaded, "ratio": ratio}
+
+
+def _described(row: Dict[str, Any]) -> str:
+    alone, loaded = row["alone"], row["beside_busy"]
+    return (
+        f"{row['setting']:14s} alone {alone['wall_s']:7.1f} s wall ({alone['cpu_s']:7.1f} CPU s)  "
+        f"beside {row['competitors']} busy {loaded['wall_s']:7.1f} s wall ({loaded['cpu_s']:7.1f} CPU s)  "
+        f"ratio {row['ratio']:.2f}  best acc {alone['best_validation_accuracy']:.4f} / "
+        f"{loaded['best_validation_accuracy']:.4f}"
+    )
 
 
 if __name__ == "__main__":

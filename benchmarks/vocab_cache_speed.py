@@ -25,12 +25,12 @@ import os
 import sys
 import tempfile
 import time
-from typing import Dict, List
+from typing import Any, Dict, List
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_files import json_temp_file, run_worker, save_results  # noqa: E402
+from bench_files import add_worker_options, json_temp_file, report_rows, run_worker  # noqa: E402
 from bilm_speed import DEFAULT_DATA, read_sentences, write_random_model
 
 RUNS = ["allennlp", "allennlp_cache_exact", "allennlp_cache_unk", "ours", "ours_cache"]
@@ -120,10 +120,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", help="also write the rows here")
-    parser.add_argument("--worker", choices=RUNS, help=argparse.SUPPRESS)
-    parser.add_argument("--model-dir", help=argparse.SUPPRESS)
-    parser.add_argument("--sentences-file", help=argparse.SUPPRESS)
-    parser.add_argument("--output", help=argparse.SUPPRESS)
+    add_worker_options(parser, RUNS)
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.model_dir, args.sentences_file, args.batch_size, args.threads, args.output)
@@ -139,17 +136,16 @@ def main() -> None:
         f"{sum(map(len, measured))} tokens, {unknown} of them unknown",
         flush=True,
     )
-    rows = []
     with json_temp_file({"vocabulary": words, "measured": measured}) as payload_file:
-        for size in args.sizes.split(","):
-            for row in run_size(size, payload_file, args):
-                rows.append(row)
-                print(
-                    f"{size:9s} {row['run']:22s} {row['tokens_per_s']:8.1f} tok/s ({row['seconds']:.1f} s)  "
-                    f"max|diff| vs AllenNLP {row['max_abs_diff_vs_allennlp']:.2e}",
-                    flush=True,
-                )
-    save_results(args.json, rows)
+        rows = (row for size in args.sizes.split(",") for row in run_size(size, payload_file, args))
+        report_rows(rows, _described, args.json)
+
+
+def _described(row: Dict[str, Any]) -> str:
+    return (
+        f"{row['size']:9s} {row['run']:22s} {row['tokens_per_s']:8.1f} tok/s ({row['seconds']:.1f} s)  "
+        f"max|diff| vs AllenNLP {row['max_abs_diff_vs_allennlp']:.2e}"
+    )
 
 
 if __name__ == "__main__":

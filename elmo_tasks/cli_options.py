@@ -28,6 +28,18 @@ def add_option(
     parser.set_defaults(**{kwargs.get("dest") or option_dest(flags): default})
 
 
+def add_thread_options(parser: argparse.ArgumentParser, workers_help: str) -> None:
+    """``--threads`` and ``--workers`` of a command that splits its batches over worker processes of one
+    thread each (the policy of :mod:`elmo_tasks.threads`); both defaults are worked out at run time.
+    ``workers_help`` says what the command's workers do and when their default is one."""
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="torch threads of one process (default: OMP_NUM_THREADS if set, else 1; see --workers)",
+    )
+    parser.add_argument("--workers", type=int, help=workers_help)
+
+
 def option_dest(flags: Sequence[str]) -> str:
     """The attribute an option is stored in, as argparse names it: the first long flag (else the first
     flag) without its dashes, inner dashes as underscores (``--batch-size`` -> ``batch_size``).

@@ -112,12 +112,15 @@ def run_allennlp(*args: str, cwd: Optional[Path] = None) -> None:
 
     from allennlp.commands import main
 
+    from elmo_tasks.reproduction.commands import logging_kept
+
     previous = os.getcwd()
     os.chdir(cwd or ROOT)
     try:
         with (
             mock.patch.object(sys, "argv", ["allennlp", *args]),
             mock.patch.dict(os.environ, {"ELMO_TASKS_DATA": "fixtures"}),
+            logging_kept(),  # a module-scoped fixture's run would otherwise leave its handlers to later tests
         ):
             main(prog="allennlp")
     finally:

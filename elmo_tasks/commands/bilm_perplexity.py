@@ -5,9 +5,8 @@ import os
 import sys
 import time
 
-from allennlp.commands.subcommand import Subcommand
-
-from elmo_tasks.cli_options import CommandError, add_command, add_option
+from elmo_tasks.cli_options import CommandError, add_option, add_thread_options
+from elmo_tasks.commands.registration import register_command
 from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
 from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_workers, usable_cores
 from elmo_tasks.wording import counted
@@ -27,55 +26,44 @@ exp of the mean of both directions' mean log-losses, as `allennlp evaluate` repo
 SUMMARY = "Exact perplexity of a biLM (default: the shipped one) on a text file."
 
 
-@Subcommand.register("bilm-perplexity")
-class BilmPerplexity(Subcommand):
-    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = add_command(parser, self.name, DESCRIPTION, SUMMARY, _run)
-        sub.add_argument("text_file", help="UTF-8 text (a file, a folder of *.txt, or a glob)")
-        sub.add_argument("--options-file", help="the biLM's options.json (default: the shipped small biLM)")
-        sub.add_argument("--weight-file", help="the biLM's hdf5 weights (default: the shipped small biLM)")
-        sub.add_argument(
-            "--softmax-file",
-            help="the softmax.npz written by `allennlp export-bilm` (default: the one beside --weight-file)",
-        )
-        sub.add_argument(
-            "--vocab-file",
-            help="the softmax's vocabulary/ folder or its lm_targets.txt "
-            "(default: vocabulary/ beside the softmax file)",
-        )
-        add_option(sub, "--batch-size", type=int, default=64, help="sentences per batch")
-        sub.add_argument(
-            "--threads",
-            type=int,
-            help="torch threads of one process (default: OMP_NUM_THREADS if set, else 1; see --workers)",
-        )
-        sub.add_argument(
-            "--workers",
-            type=int,
-            help="processes that score batches side by side, one thread each (default: one per core, or 1 when "
-            "--threads or OMP_NUM_THREADS is set); the result is the same for any number",
-        )
-        add_option(
-            sub,
-            "--text-format",
-            choices=("running", "sentence_per_line"),
-            default="running",
-            help="how lines become sentences; running is how the training recipe reads its text",
-        )
-        add_option(
-            sub,
-            "--max-sentence-length",
-            type=int,
-            default=50,
-            help="longer sentences are cut into pieces, as in training",
-        )
-        sub.add_argument(
-            "--whitespace-tokenized",
-            action="store_true",
-            help="split on whitespace instead of spaCy (for text already tokenized)",
-        )
-        sub.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
-        return sub
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("text_file", help="UTF-8 text (a file, a folder of *.txt, or a glob)")
+    parser.add_argument("--options-file", help="the biLM's options.json (default: the shipped small biLM)")
+    parser.add_argument("--weight-file", help="the biLM's hdf5 weights (default: the shipped small biLM)")
+    parser.add_argument(
+        "--softmax-file",
+        help="the softmax.npz written by `allennlp export-bilm` (default: the one beside --weight-file)",
+    )
+    parser.add_argument(
+        "--vocab-file",
+        help="the softmax's vocabulary/ folder or its lm_targets.txt (default: vocabulary/ beside the softmax file)",
+    )
+    add_option(parser, "--batch-size", type=int, default=64, help="sentences per batch")
+    add_thread_options(
+        parser,
+        "processes that score batches side by side, one thread each (default: one per core, or 1 when "
+        "--threads or OMP_NUM_THREADS is set); the result is the same for any number",
+    )
+    add_option(
+        parser,
+        "--text-format",
+        choices=("running", "sentence_per_line"),
+        default="running",
+        help="how lines become sentences; running is how the training recipe reads its text",
+    )
+    add_option(
+        parser,
+        "--max-sentence-length",
+        type=int,
+        default=50,
+        help="longer sentences are cut into pieces, as in training",
+    )
+    parser.add_argument(
+        "--whitespace-tokenized",
+        action="store_true",
+        help="split on whitespace instead of spaCy (for text already tokenized)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -158,3 +146,6 @@ def _progress_bar(path: str, enabled: bool):
     from tqdm import tqdm
 
     return tqdm(desc=f"scoring {os.path.basename(path)}", unit=" tokens", unit_scale=True, file=sys.stderr)
+
+
+BilmPerplexity = register_command("bilm-perplexity", DESCRIPTION, SUMMARY, _add_arguments, _run)

@@ -6,12 +6,13 @@ import os
 import sys
 import time
 
-from allennlp.commands.subcommand import Subcommand
-
-from elmo_tasks.cli_options import add_command, add_option
+from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_output_file
+from elmo_tasks.commands.registration import register_command
 from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
 from elmo_tasks.threads import ThreadSettingError, apply_thread_policy
+
+_fail = CommandError("bilm-probe")
 
 DESCRIPTION = """POS tagging (a linear classifier on one frozen layer) and word sense
 disambiguation (1-nearest-neighbour over sense centroids) for each layer of a biLM, trained on
@@ -19,22 +20,18 @@ one CoNLL-2012 *_gold_conll file and tested on another, with a random-weights bi
 size as the control. Prints a markdown table; --output-json keeps every number."""
 
 
-@Subcommand.register("bilm-probe")
-class BilmProbe(Subcommand):
-    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = add_command(parser, self.name, DESCRIPTION, "POS and WSD probes of a biLM's layers.", _run)
-        sub.add_argument("train_file", help="CoNLL-2012 *_gold_conll(.gz) to train the probes on (e.g. the dev file)")
-        sub.add_argument("test_file", help="CoNLL-2012 *_gold_conll(.gz) to score them on (e.g. the test file)")
-        shipped = "the shipped small biLM"
-        add_option(sub, "--options-file", default=SMALL_OPTIONS_FILE, shown=shipped, help="the biLM's options.json")
-        add_option(sub, "--weight-file", default=SMALL_WEIGHT_FILE, shown=shipped, help="the biLM's hdf5 weights")
-        sub.add_argument("--no-random-control", action="store_true", help="skip the random-weights control")
-        sub.add_argument("--max-sentences", type=int, default=None, help="read at most this many sentences per file")
-        sub.add_argument("--save-pos-tagger", help="write the best layer's POS tagger (.npz) here")
-        sub.add_argument("--output-json", help="write all numbers here")
-        sub.add_argument("--threads", type=int, help="torch threads (default: OMP_NUM_THREADS if set, else 1)")
-        add_option(sub, "--seed", type=int, default=0, help="random seed of the probes and of the control's weights")
-        return sub
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("train_file", help="CoNLL-2012 *_gold_conll(.gz) to train the probes on (e.g. the dev file)")
+    parser.add_argument("test_file", help="CoNLL-2012 *_gold_conll(.gz) to score them on (e.g. the test file)")
+    shipped = "the shipped small biLM"
+    add_option(parser, "--options-file", default=SMALL_OPTIONS_FILE, shown=shipped, help="the biLM's options.json")
+    add_option(parser, "--weight-file", default=SMALL_WEIGHT_FILE, shown=shipped, help="the biLM's hdf5 weights")
+    parser.add_argument("--no-random-control", action="store_true", help="skip the random-weights control")
+    parser.add_argument("--max-sentences", type=int, default=None, help="read at most this many sentences per file")
+    parser.add_argument("--save-pos-tagger", help="write the best layer's POS tagger (.npz) here")
+    parser.add_argument("--output-json", help="write all numbers here")
+    parser.add_argument("--threads", type=int, help="torch threads (default: OMP_NUM_THREADS if set, else 1)")
+    add_option(parser, "--seed", type=int, default=0, help="random seed of the probes and of the control's weights")
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -49,8 +46,7 @@ def _run(args: argparse.Namespace) -> None:
             check_output_file(path)
         _probe(args)
     except (CommandPathError, BilmError, OSError) as error:
-        print(f"bilm-probe: error: {error}", file=sys.stderr)
-        sys.exit(2)
+        _fail(error)
 
 
 def _probe(args: argparse.Namespace) -> None:
@@ -59,8 +55,7 @@ def _probe(args: argparse.Namespace) -> None:
     try:
         apply_thread_policy(args.threads)
     except ThreadSettingError as err:
-        print(f"bilm-probe: error: {err}", file=sys.stderr)
-        sys.exit(2)
+        _fail(err)
     started = time.time()
     train = load_split(args.train_file, args.max_sentences)
     test = load_split(args.test_file, args.max_sentences)
@@ -90,3 +85,6 @@ def _probe(args: argparse.Namespace) -> None:
         f"({counts['test_sense_words']} with a word sense) in {time.time() - started:.0f}s",
         file=sys.stderr,
     )
+
+
+BilmProbe = register_command("bilm-probe", DESCRIPTION, "POS and WSD probes of a biLM's layers.", _add_arguments, _run)

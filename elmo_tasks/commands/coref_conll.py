@@ -19,16 +19,16 @@ import time
 from typing import Any, Dict, List, Sequence, Tuple
 
 import torch
-from allennlp.commands.subcommand import Subcommand
 from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.tqdm import Tqdm
 from allennlp.data import DatasetReader
 from allennlp.models.archival import load_archive
 
-from elmo_tasks.cli_options import CommandError, add_command, add_option
+from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.coref_score import report, score_files
+from elmo_tasks.commands.registration import register_command
 from elmo_tasks.tasks.coref.conll import coref_cells, parse_conll_lines, replace_last_column
 from elmo_tasks.tasks.coref.metric import ResponseRejected
 from elmo_tasks.tasks.coref.predictor import MAX_DOCUMENT_TOKENS, MAX_PADDED_TOKENS, check_document_size
@@ -90,16 +90,12 @@ def predict_file(
 SUMMARY = "Write a coreference model's predictions as a CoNLL-2012 file and score it."
 
 
-@Subcommand.register("coref-conll")
-class CorefConll(Subcommand):
-    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = add_command(parser, self.name, __doc__, SUMMARY, _run)
-        sub.add_argument("archive_file", help="model.tar.gz of a coref_elmo model")
-        sub.add_argument("input_file", help="CoNLL-2012 file to annotate (plain or .gz); also the key for scoring")
-        sub.add_argument("output_file", help="where to write the copy with predicted clusters")
-        add_option(sub, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
-        sub.add_argument("-o", "--overrides", type=str, default="", help="JSON overrides of the archived config")
-        return sub
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("archive_file", help="model.tar.gz of a coref_elmo model")
+    parser.add_argument("input_file", help="CoNLL-2012 file to annotate (plain or .gz); also the key for scoring")
+    parser.add_argument("output_file", help="where to write the copy with predicted clusters")
+    add_option(parser, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
+    parser.add_argument("-o", "--overrides", type=str, default="", help="JSON overrides of the archived config")
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -131,3 +127,6 @@ def _run(args: argparse.Namespace) -> None:
         file=sys.stderr,
     )
     print(lines[-1])
+
+
+CorefConll = register_command("coref-conll", __doc__, SUMMARY, _add_arguments, _run)

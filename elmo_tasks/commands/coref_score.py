@@ -14,9 +14,8 @@ import sys
 import time
 from typing import Dict, List, Tuple
 
-from allennlp.commands.subcommand import Subcommand
-
-from elmo_tasks.cli_options import CommandError, add_command
+from elmo_tasks.cli_options import CommandError
+from elmo_tasks.commands.registration import register_command
 from elmo_tasks.tasks.coref.conll import ConllDocument, read_conll_documents
 from elmo_tasks.tasks.coref.metric import (
     METRICS,
@@ -97,18 +96,12 @@ def report(scores: DocumentScores) -> List[str]:
     return lines
 
 
-@Subcommand.register("coref-score")
-class CorefScore(Subcommand):
-    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = add_command(
-            parser, self.name, __doc__, "Score a CoNLL-2012 coreference response against a key file.", _run
-        )
-        sub.add_argument("key_file", help="the gold CoNLL-2012 file (plain or .gz)")
-        sub.add_argument(
-            "response_file", help="the system's CoNLL-2012 file: same documents, clusters in the last column"
-        )
-        sub.add_argument("--output-file", help="also write the scores (percent, unrounded) as json here")
-        return sub
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("key_file", help="the gold CoNLL-2012 file (plain or .gz)")
+    parser.add_argument(
+        "response_file", help="the system's CoNLL-2012 file: same documents, clusters in the last column"
+    )
+    parser.add_argument("--output-file", help="also write the scores (percent, unrounded) as json here")
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -135,3 +128,8 @@ def _run(args: argparse.Namespace) -> None:
         file=sys.stderr,
     )
     print(lines[-1])
+
+
+CorefScore = register_command(
+    "coref-score", __doc__, "Score a CoNLL-2012 coreference response against a key file.", _add_arguments, _run
+)

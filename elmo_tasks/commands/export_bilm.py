@@ -3,33 +3,30 @@
 import argparse
 import os
 
-from allennlp.commands.subcommand import Subcommand
-
-from elmo_tasks.cli_options import CommandError, add_command, add_option
+from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, archive_model_type, check_output_folder
+from elmo_tasks.commands.registration import register_command
 
 _fail = CommandError("export-bilm")
 
 
-@Subcommand.register("export-bilm")
-class ExportBilm(Subcommand):
-    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        description = (
-            "Write the biLM of a model archive as the original ELMo files (options.json + "
-            "weights.hdf5; softmax.npz + vocabulary/ for a language model)."
-        )
-        subparser = add_command(parser, self.name, description, description, _export_from_args)
-        subparser.add_argument("archive_file", help="model.tar.gz (or a serialization directory)")
-        subparser.add_argument("output_dir", help="folder to write the files into")
-        subparser.add_argument("--float16", action="store_true", help="store weights as float16 (half the size)")
-        subparser.add_argument(
-            "--weights-file",
-            help="a checkpoint (e.g. model_state_e9.th in a serialization "
-            "directory) to export instead of the archive's best weights: a run that is "
-            "still going, or was stopped, can be exported this way",
-        )
-        add_option(subparser, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
-        return subparser
+DESCRIPTION = (
+    "Write the biLM of a model archive as the original ELMo files (options.json + "
+    "weights.hdf5; softmax.npz + vocabulary/ for a language model)."
+)
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("archive_file", help="model.tar.gz (or a serialization directory)")
+    parser.add_argument("output_dir", help="folder to write the files into")
+    parser.add_argument("--float16", action="store_true", help="store weights as float16 (half the size)")
+    parser.add_argument(
+        "--weights-file",
+        help="a checkpoint (e.g. model_state_e9.th in a serialization "
+        "directory) to export instead of the archive's best weights: a run that is "
+        "still going, or was stopped, can be exported this way",
+    )
+    add_option(parser, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
 
 
 def _export_from_args(args: argparse.Namespace) -> None:
@@ -59,3 +56,6 @@ def _export_from_args(args: argparse.Namespace) -> None:
         n for n in ("softmax.npz", "vocabulary") if os.path.exists(os.path.join(directory, n))
     ]
     print(f"wrote {', '.join(written)} to {directory}")
+
+
+ExportBilm = register_command("export-bilm", DESCRIPTION, DESCRIPTION, _add_arguments, _export_from_args)

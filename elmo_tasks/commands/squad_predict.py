@@ -12,14 +12,14 @@ import time
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from allennlp.commands.subcommand import Subcommand
 from allennlp.common import Tqdm
 from allennlp.data import Instance
 from allennlp.models.archival import load_archive
 from allennlp.predictors import Predictor
 
-from elmo_tasks.cli_options import CommandError, add_command, add_option
+from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
+from elmo_tasks.commands.registration import register_command
 from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.tasks.data_selection import DataPathError
 from elmo_tasks.tasks.input_limits import InputTooLong
@@ -36,21 +36,15 @@ model archive; write {question_id: answer} (official predictions format) and pri
 'exact_match X f1 Y' (official v1.1 scoring, percent) as the last line."""
 
 
-@Subcommand.register("squad-predict")
-class SquadPredict(Subcommand):
-    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = add_command(
-            parser, self.name, DESCRIPTION, "Official-format SQuAD predictions and scores from a model archive.", _run
-        )
-        sub.add_argument("archive_file", help="model.tar.gz of a SQuAD model (squad_model) run")
-        sub.add_argument("dataset_file", help="SQuAD v1.1 json (optionally ending in #fold=K/N)")
-        sub.add_argument("output_file", help="where to write the {question_id: answer} json")
-        add_option(sub, "--batch-size", type=int, default=32, help="questions per batch")
-        add_option(sub, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
-        sub.add_argument(
-            "-o", "--overrides", type=str, default="", help="a JSON structure to override the archive's config"
-        )
-        return sub
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("archive_file", help="model.tar.gz of a SQuAD model (squad_model) run")
+    parser.add_argument("dataset_file", help="SQuAD v1.1 json (optionally ending in #fold=K/N)")
+    parser.add_argument("output_file", help="where to write the {question_id: answer} json")
+    add_option(parser, "--batch-size", type=int, default=32, help="questions per batch")
+    add_option(parser, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
+    parser.add_argument(
+        "-o", "--overrides", type=str, default="", help="a JSON structure to override the archive's config"
+    )
 
 
 def gold_answers(dataset_file: str) -> List[Tuple[str, List[str]]]:
@@ -97,3 +91,12 @@ def _run(args: argparse.Namespace) -> None:
         f"{args.dataset_file} to {args.output_file} in {time.time() - started:.1f} s"
     )
     print(metric_line(scores))
+
+
+SquadPredict = register_command(
+    "squad-predict",
+    DESCRIPTION,
+    "Official-format SQuAD predictions and scores from a model archive.",
+    _add_arguments,
+    _run,
+)

@@ -9,9 +9,8 @@ counted; answers to ids not in the dataset are ignored and counted.
 import argparse
 import json
 
-from allennlp.commands.subcommand import Subcommand
-
-from elmo_tasks.cli_options import CommandError, add_command
+from elmo_tasks.cli_options import CommandError
+from elmo_tasks.commands.registration import register_command
 from elmo_tasks.commands.squad_predict import gold_answers
 from elmo_tasks.tasks.squad.metric import metric_line, score_predictions
 from elmo_tasks.wording import counted
@@ -22,13 +21,9 @@ DESCRIPTION = """Score SQuAD v1.1 predictions ({question_id: answer} json) again
 dataset file with the official evaluation semantics; the last line is 'exact_match X f1 Y'."""
 
 
-@Subcommand.register("squad-score")
-class SquadScore(Subcommand):
-    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = add_command(parser, self.name, DESCRIPTION, "Official SQuAD v1.1 EM/F1 of a predictions file.", _run)
-        sub.add_argument("dataset_file", help="SQuAD v1.1 json (optionally ending in #fold=K/N)")
-        sub.add_argument("predictions_file", help="json object {question_id: answer text}")
-        return sub
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dataset_file", help="SQuAD v1.1 json (optionally ending in #fold=K/N)")
+    parser.add_argument("predictions_file", help="json object {question_id: answer text}")
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -45,3 +40,8 @@ def _run(args: argparse.Namespace) -> None:
         f"unanswered (scored 0), {counted(int(scores['unknown_ids']), 'prediction')} for unknown ids (ignored)"
     )
     print(metric_line(scores))
+
+
+SquadScore = register_command(
+    "squad-score", DESCRIPTION, "Official SQuAD v1.1 EM/F1 of a predictions file.", _add_arguments, _run
+)

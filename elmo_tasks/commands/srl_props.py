@@ -5,12 +5,12 @@ import argparse
 import sys
 import time
 
-from allennlp.commands.subcommand import Subcommand
 from allennlp.common.tqdm import Tqdm
 from allennlp.models.archival import load_archive
 
-from elmo_tasks.cli_options import CommandError, add_command, add_option
+from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
+from elmo_tasks.commands.registration import register_command
 from elmo_tasks.tasks.srl.metric import SrlCounts, metric_line
 from elmo_tasks.tasks.srl.props import write_props
 from elmo_tasks.tasks.srl.reader import FORMATS, read_srl_sentences
@@ -26,27 +26,22 @@ the last line printed is the project's own score of the same predictions:
 'precision P recall R f1 F' (fractions)."""
 
 
-@Subcommand.register("srl-props")
-class SrlProps(Subcommand):
-    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = add_command(parser, self.name, DESCRIPTION, "Predict SRL props for a CoNLL file.", _run)
-        sub.add_argument("archive_file", help="model.tar.gz of an srl_elmo model")
-        sub.add_argument(
-            "input_file",
-            help="CoNLL-2005 file or folder, or CoNLL-2012 *_gold_conll (suffixes "
-            "such as '#holdout' work as in training)",
-        )
-        sub.add_argument("output_file", help="where to write the predicted props")
-        sub.add_argument(
-            "--gold-output",
-            help="also write the input's gold props here (the file srl-eval.pl needs for CoNLL-2012 input)",
-        )
-        sub.add_argument(
-            "--data-format", choices=sorted(FORMATS), help="format of INPUT (default: the one the model was trained on)"
-        )
-        add_option(sub, "--batch-size", type=int, default=64, help="predicates per batch")
-        add_option(sub, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
-        return sub
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("archive_file", help="model.tar.gz of an srl_elmo model")
+    parser.add_argument(
+        "input_file",
+        help="CoNLL-2005 file or folder, or CoNLL-2012 *_gold_conll (suffixes such as '#holdout' work as in training)",
+    )
+    parser.add_argument("output_file", help="where to write the predicted props")
+    parser.add_argument(
+        "--gold-output",
+        help="also write the input's gold props here (the file srl-eval.pl needs for CoNLL-2012 input)",
+    )
+    parser.add_argument(
+        "--data-format", choices=sorted(FORMATS), help="format of INPUT (default: the one the model was trained on)"
+    )
+    add_option(parser, "--batch-size", type=int, default=64, help="predicates per batch")
+    add_option(parser, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -94,3 +89,6 @@ def _run(args: argparse.Namespace) -> None:
         file=sys.stderr,
     )
     print(metric_line(counts))
+
+
+SrlProps = register_command("srl-props", DESCRIPTION, "Predict SRL props for a CoNLL file.", _add_arguments, _run)

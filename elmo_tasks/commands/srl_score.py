@@ -3,9 +3,8 @@
 import argparse
 import sys
 
-from allennlp.commands.subcommand import Subcommand
-
-from elmo_tasks.cli_options import CommandError, add_command
+from elmo_tasks.cli_options import CommandError
+from elmo_tasks.commands.registration import register_command
 from elmo_tasks.tasks.data_files import read_lines
 from elmo_tasks.tasks.srl.metric import (
     EXCLUDED_LABELS,
@@ -21,13 +20,9 @@ DESCRIPTION = """Score PREDICTED_PROPS against GOLD_PROPS (both in the CoNLL-200
 then 'precision P recall R f1 F' (fractions) as the last line."""
 
 
-@Subcommand.register("srl-score")
-class SrlScore(Subcommand):
-    def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        sub = add_command(parser, self.name, DESCRIPTION, "Score SRL props files (srl-eval).", _run)
-        sub.add_argument("gold_props", help="gold props file")
-        sub.add_argument("predicted_props", help="predicted props file")
-        return sub
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("gold_props", help="gold props file")
+    parser.add_argument("predicted_props", help="predicted props file")
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -50,3 +45,6 @@ def _run(args: argparse.Namespace) -> None:
         print(f"{label:10s} {numbers[0]:6d} {numbers[1]:6d} {numbers[2]:6d} {p:6.2f} {r:6.2f} {f:6.2f}")
     print(f"srl-score: {counts.propositions} propositions, {counts.perfect_propositions} perfect", file=sys.stderr)
     print(metric_line(counts))
+
+
+SrlScore = register_command("srl-score", DESCRIPTION, "Score SRL props files (srl-eval).", _add_arguments, _run)

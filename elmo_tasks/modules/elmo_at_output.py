@@ -7,9 +7,9 @@ needs mix 1 of the same pass. :meth:`ElmoAtOutput.embed` returns both, so the mo
 shows where each goes:
 
     # from_partial_objects, once: checks the embedder (config: `elmo_at_output: true`)
-    elmo_at_output = ElmoAtOutput(text_field_embedder, "my_model")
-    # forward
-    embedded, output_elmo = self._elmo_at_output.embed(tokens)   # one biLM pass
+    elmo_at_output = ElmoAtOutput.for_model(elmo_at_output, text_field_embedder, "my_model")
+    # forward: one biLM pass (embed_text is text_field_embedder(tokens), None without ELMo at the output)
+    embedded, output_elmo = embed_text(self.text_field_embedder, self._elmo_at_output, tokens)
     ...
     encoded = torch.cat([self.encoder(embedded, mask), output_elmo], dim=-1)
 
@@ -72,6 +72,21 @@ class ElmoAtOutput:
         representations = self.elmo.representations(_elmo_tokens(text[self.indexer_name]))
         embedded = self.text_field_embedder(text, elmo_representations=representations)
         return embedded, representations[1]
+
+
+def embed_text(
+    text_field_embedder: TextFieldEmbedder, elmo_at_output: Optional[ElmoAtOutput], text: TextFieldTensors
+) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
+    """A model's embedded ``text`` and, when it has ELMo at its output, ELMo's output mix of the same
+    biLM pass (None without): the one way every model with ``elmo_at_output`` embeds its text."""
+    if elmo_at_output is None:
+        return text_field_embedder(text), None
+    return elmo_at_output.embed(text)
+
+
+def output_dim(elmo_at_output: Optional[ElmoAtOutput]) -> int:
+    """The width ELMo adds at a model's output: one mix, or 0 without ELMo at the output."""
+    return elmo_at_output.get_output_dim() if elmo_at_output is not None else 0
 
 
 def _the_elmo_embedder(text_field_embedder: TextFieldEmbedder, model_name: str) -> Tuple[str, ElmoTokenEmbedder]:

@@ -1,13 +1,14 @@
 """Running one ``allennlp`` command of a run, from the repository root, and showing it as a shell line."""
 
 import contextlib
+import logging
 import os
 import shlex
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, Iterator, List
 
 # The repository whose experiments/ the runs train (this file is elmo_tasks/reproduction/commands.py).
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,6 +63,7 @@ def _run_in_process(env: Dict[str, str], command: List[str], log: Path) -> None:
             contextlib.redirect_stderr(handle),
             mock.patch.object(sys, "argv", ["allennlp", *command[1:]]),
             mock.patch.dict(os.environ, env),
+            logging_kept(),
         ):
             allennlp_main(prog="allennlp")
     except SystemExit as stop:
@@ -71,6 +73,33 @@ def _run_in_process(env: Dict[str, str], command: List[str], log: Path) -> None:
         raise RunFailed(f"{type(error).__name__}: {error}; see {log}: {shown(env, command)}") from error
     finally:
         os.chdir(previous)
+
+
+@contextlib.contextmanager
+def logging_kept() -> Iterator[None]:
+    """Gives back, after an in-process ``allennlp`` command, the logging it replaced.
+
+    ``allennlp train`` clears the root logger's handlers and adds its own, bound to the ``sys.stdout``
+    and ``sys.stderr`` of the moment (here a run's log file, closed when the run ends) and to a file in
+    the run's folder; left in place, every later log line of the process would go to a closed file.
+    The root and tqdm loggers get their handlers and level back, the command's handlers are closed,
+    and ``sys.excepthook`` (which the command also replaces) is restored."""
+    from allennlp.common.tqdm import logger as tqdm_logger
+
+    loggers = (logging.getLogger(), tqdm_logger)
+    saved = [(logger, list(logger.handlers), logger.level) for logger in loggers]
+    excepthook = sys.excepthook
+    try:
+        yield
+    finally:
+        sys.excepthook = excepthook
+        for logger, handlers, level in saved:
+            for handler in [h for h in logger.handlers if h not in handlers]:
+                logger.removeHandler(handler)
+                handler.close()
+            for handler in [h for h in handlers if h not in logger.handlers]:
+                logger.addHandler(handler)
+            logger.setLevel(level)
 
 
 def git_commit() -> Dict[str, Any]:

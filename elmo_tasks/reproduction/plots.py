@@ -24,6 +24,14 @@ def _pyplot():
     return plt
 
 
+def _saved(plt: Any, figure: Any, path: Path) -> Path:
+    """Writes ``figure`` to ``path`` as every plot of the report is written, then frees it."""
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path
+
+
 def state_layer_weights(state: Dict[str, Any]) -> Dict[int, List[float]]:
     """``mix index -> softmax-normalised layer weights`` of the ELMo embedder in a model state dict."""
     import torch
@@ -70,10 +78,7 @@ def layer_weights_figure(per_task: Mapping[str, Sequence[Dict[int, List[float]]]
     axes.set_ylabel("softmax-normalised weight")
     axes.axhline(1.0 / num_layers, color="grey", linestyle=":", linewidth=1)
     axes.legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return _saved(plt, figure, path)
 
 
 def validation_curves_figure(
@@ -98,10 +103,7 @@ def validation_curves_figure(
         axes.set_xlabel("epoch", fontsize=8)
         axes.set_ylabel(f"validation {metrics[task]}", fontsize=8)
         axes.legend(fontsize=7)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return _saved(plt, figure, path)
 
 
 def sample_efficiency_figure(
@@ -128,7 +130,4 @@ def sample_efficiency_figure(
     axes.set_ylabel(f"test {metric}")
     axes.set_title(task, fontsize=9)
     axes.legend(fontsize=8)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return _saved(plt, figure, path)

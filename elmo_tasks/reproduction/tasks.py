@@ -7,6 +7,7 @@ A new task joins with one entry in ``TASKS``; what the report says about it goes
 """
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Dict, Tuple
 
@@ -64,6 +65,40 @@ def paper_budget(vectors: str, overrides: Overrides, sample_shares: Tuple[float,
     return Budget("full", overrides, seeds=5, env=env, sample_shares=sample_shares)
 
 
+def mini_budget(overrides: Overrides, **sampling: Any) -> Budget:
+    """The real data with ``overrides`` cutting it to a 2-core CPU, 3 seeds; ``sampling``: the
+    budget's env, sample shares and their overrides."""
+    return Budget("full", overrides, seeds=3, **sampling)
+
+
+def task_spec(
+    key: str,
+    name: str,
+    metric: str,
+    metric_name: str,
+    paper: Tuple[float, float],
+    elmo_at: str,
+    mini: Budget,
+    full: Budget,
+    smoke: Budget = SMOKE,
+    **optional: Any,
+) -> TaskSpec:
+    """A task whose experiments follow the repository's naming, ``experiments/KEY.libsonnet`` and its
+    ``KEY_baseline.jsonnet`` and ``KEY_elmo.jsonnet``: ``paper`` is Table 1's (baseline, ELMo), ``mini``
+    and ``full`` the ``mini`` and ``paper`` budgets, ``optional`` TaskSpec's fields with defaults."""
+    return TaskSpec(
+        name=name,
+        libsonnet=f"experiments/{key}.libsonnet",
+        configs={variant: f"experiments/{key}_{variant}.jsonnet" for variant in ("baseline", "elmo")},
+        metric=metric,
+        metric_name=metric_name,
+        paper={"baseline": paper[0], "elmo": paper[1]},
+        elmo_at=elmo_at,
+        budgets={"smoke": smoke, "mini": mini, "paper": full},
+        **optional,
+    )
+
+
 GLOVE_840B = "glove.840B.300d.txt"
 # Overrides of experiments/bilm_finetune.jsonnet per budget (the paper fine-tuned for one epoch).
 FINETUNING = {
@@ -72,23 +107,21 @@ FINETUNING = {
     "paper": {"trainer.num_epochs": 1},
 }
 NO_PATIENCE = {"trainer.patience": None}
+# The smoke budget of a task with sample-efficiency runs: one share, half of the fixtures.
+SMOKE_SAMPLED = replace(SMOKE, sample_shares=(0.5,))
 
-SQUAD = TaskSpec(
+SQUAD = task_spec(
+    "squad",
     name="SQuAD",
-    libsonnet="experiments/squad.libsonnet",
-    configs={"baseline": "experiments/squad_baseline.jsonnet", "elmo": "experiments/squad_elmo.jsonnet"},
     metric="f1",
     metric_name="F1",
     also_report={"em": "exact match"},
-    paper={"baseline": 81.1, "elmo": 85.8},
+    paper=(81.1, 85.8),
     elmo_at="input and output",
     analyses=INPUT_ONLY,
     split=Split("ELMO_TASKS_FOLD", "1/4", ("1/4", "2/4", "3/4", "4/4"), "fold"),
-    budgets={
-        "smoke": SMOKE,
-        "mini": Budget("full", {"trainer.num_epochs": 20, **NO_PATIENCE}, 3),
-        "paper": paper_budget(GLOVE_840B, {}),
-    },
+    mini=mini_budget({"trainer.num_epochs": 20, **NO_PATIENCE}),
+    full=paper_budget(GLOVE_840B, {}),
 )
 SNLI_MINI = {
     "model.encoder.hidden_size": 100,
@@ -98,31 +131,26 @@ SNLI_MINI = {
     "trainer.num_epochs": 8,
     **NO_PATIENCE,
 }
-SNLI = TaskSpec(
+SNLI = task_spec(
+    "snli",
     name="SNLI",
-    libsonnet="experiments/snli.libsonnet",
-    configs={"baseline": "experiments/snli_baseline.jsonnet", "elmo": "experiments/snli_elmo.jsonnet"},
     metric="accuracy",
     metric_name="accuracy",
-    paper={"baseline": 88.0, "elmo": 88.7},
+    paper=(88.0, 88.7),
     elmo_at="input; the paper: input and output",
     analyses={**INPUT_AND_OUTPUT, **ELMO_DIAGNOSIS},
     bilm_finetuning=FINETUNING,
     lm_text="elmo_tasks.tasks.snli.lm_text",  # each premise once, every hypothesis
     # The training pairs sampled by premise; the full runs train on the same pairs: the 100% point.
     sample_efficiency=SampleEfficiency(full_runs_included=True),
-    budgets={
-        "smoke": Budget(SMOKE.data, SMOKE.overrides, SMOKE.seeds, sample_shares=(0.5,)),
-        # a share gets about as many updates as the full runs (8 epochs of ~280 batches of 32 pairs)
-        "mini": Budget(
-            "full",
-            SNLI_MINI,
-            3,
-            sample_shares=(0.1, 0.3),
-            sample_overrides={0.1: {"trainer.num_epochs": 40}, 0.3: {"trainer.num_epochs": 20}},
-        ),
-        "paper": paper_budget(GLOVE_840B, {"trainer.num_epochs": 75}, sample_shares=(0.001, 0.01, 0.1)),
-    },
+    smoke=SMOKE_SAMPLED,
+    # a share gets about as many updates as the full runs (8 epochs of ~280 batches of 32 pairs)
+    mini=mini_budget(
+        SNLI_MINI,
+        sample_shares=(0.1, 0.3),
+        sample_overrides={0.1: {"trainer.num_epochs": 40}, 0.3: {"trainer.num_epochs": 20}},
+    ),
+    full=paper_budget(GLOVE_840B, {"trainer.num_epochs": 75}, sample_shares=(0.001, 0.01, 0.1)),
 )
 SRL_MINI = {
     "model.encoder.hidden_size": 100,
@@ -130,30 +158,25 @@ SRL_MINI = {
     "trainer.num_epochs": 10,  # the config's own count: at 3 the baseline had not left its starting plateau
     **NO_PATIENCE,
 }
-SRL = TaskSpec(
+SRL = task_spec(
+    "srl",
     name="SRL",
-    libsonnet="experiments/srl.libsonnet",
-    configs={"baseline": "experiments/srl_baseline.jsonnet", "elmo": "experiments/srl_elmo.jsonnet"},
     metric="f1-measure-overall",
     metric_name="F1",
-    paper={"baseline": 81.4, "elmo": 84.6},
+    paper=(81.4, 84.6),
     elmo_at="input",
     # CoNLL-2005 train, sampled by sentence.
     sample_efficiency=SampleEfficiency(env={"ELMO_TASKS_SRL_DATASET": "conll2005"}),
-    budgets={
-        "smoke": Budget(SMOKE.data, SMOKE.overrides, SMOKE.seeds, sample_shares=(0.5,)),
-        # CoNLL-2005 train has ~1,135 batches of 80 predicates: 10% is ~113 an epoch (8 epochs: ~900
-        # updates), 1% ~11 (30 epochs: ~330, each also validating on all of devel).
-        "mini": Budget(
-            "full",
-            SRL_MINI,
-            3,
-            env={"ELMO_TASKS_SRL_DATASET": "conll2012"},
-            sample_shares=(0.01, 0.1),
-            sample_overrides={0.01: {"trainer.num_epochs": 30}, 0.1: {"trainer.num_epochs": 8}},
-        ),
-        "paper": paper_budget("glove.6B.100d.txt", {"trainer.num_epochs": 500, "trainer.patience": 200}),
-    },
+    smoke=SMOKE_SAMPLED,
+    # CoNLL-2005 train has ~1,135 batches of 80 predicates: 10% is ~113 an epoch (8 epochs: ~900
+    # updates), 1% ~11 (30 epochs: ~330, each also validating on all of devel).
+    mini=mini_budget(
+        SRL_MINI,
+        env={"ELMO_TASKS_SRL_DATASET": "conll2012"},
+        sample_shares=(0.01, 0.1),
+        sample_overrides={0.01: {"trainer.num_epochs": 30}, 0.1: {"trainer.num_epochs": 8}},
+    ),
+    full=paper_budget("glove.6B.100d.txt", {"trainer.num_epochs": 500, "trainer.patience": 200}),
 )
 COREF_MINI = {
     "model.antecedent_feedforward.hidden_dims": 100,
@@ -163,45 +186,35 @@ COREF_MINI = {
     "trainer.num_epochs": 4,
     **NO_PATIENCE,
 }
-COREF = TaskSpec(
+COREF = task_spec(
+    "coref",
     name="Coref",
-    libsonnet="experiments/coref.libsonnet",
-    configs={"baseline": "experiments/coref_baseline.jsonnet", "elmo": "experiments/coref_elmo.jsonnet"},
     metric="coref_f1",
     metric_name="average F1",
     also_report={"muc_f1": "MUC F1", "bcub_f1": "B-cubed F1", "ceafe_f1": "CEAF-phi4 F1"},
-    paper={"baseline": 67.2, "elmo": 70.4},
+    paper=(67.2, 70.4),
     elmo_at="input",
-    budgets={
-        "smoke": SMOKE,
-        "mini": Budget("full", COREF_MINI, 3),
-        # Lee et al. also concatenate Turian's 50-d vectors: one file here
-        "paper": paper_budget(
-            GLOVE_840B, {"model.max_antecedents": 250, "trainer.num_epochs": 150, "trainer.patience": 10}
-        ),
-    },
+    mini=mini_budget(COREF_MINI),
+    # Lee et al. also concatenate Turian's 50-d vectors: one file here
+    full=paper_budget(GLOVE_840B, {"model.max_antecedents": 250, "trainer.num_epochs": 150, "trainer.patience": 10}),
 )
 # Whole epochs of eng.train (220 batches of 64). At 20 epochs the baseline's eng.testa F1 was still
 # rising, ELMo's had levelled off from about epoch 10: 30 epochs let the baseline converge too.
 NER_MINI = {"model.encoder.hidden_size": 100, "trainer.num_epochs": 30, **NO_PATIENCE}
-NER = TaskSpec(
+NER = task_spec(
+    "ner",
     name="NER",
-    libsonnet="experiments/ner.libsonnet",
-    configs={"baseline": "experiments/ner_baseline.jsonnet", "elmo": "experiments/ner_elmo.jsonnet"},
     metric="f1-measure-overall",
     metric_name="F1",
-    paper={"baseline": 90.15, "elmo": 92.22},
+    paper=(90.15, 92.22),
     elmo_at="input, lambda 0.1",
     analyses={**LAYER_ANALYSES, **ELMO_DIAGNOSIS},
     # eng.train's sentences (eng.testa's for the validation perplexity)
     bilm_finetuning={**FINETUNING, "mini": {"trainer.num_epochs": 2}},
     lm_text="elmo_tasks.tasks.ner.lm_text",
-    budgets={
-        "smoke": SMOKE,
-        "mini": Budget("full", NER_MINI, 3),
-        # GloVe's 50-d vectors in place of Senna's, as allennlp-models does
-        "paper": paper_budget("glove.6B.50d.txt", {"trainer.num_epochs": 75, "trainer.patience": 25}),
-    },
+    mini=mini_budget(NER_MINI),
+    # GloVe's 50-d vectors in place of Senna's, as allennlp-models does
+    full=paper_budget("glove.6B.50d.txt", {"trainer.num_epochs": 75, "trainer.patience": 25}),
 )
 SST5_MINI = {
     "dataset_reader.phrases": "roots",
@@ -212,20 +225,16 @@ SST5_MINI = {
     "trainer.num_epochs": 8,
     **NO_PATIENCE,
 }
-SST5 = TaskSpec(
+SST5 = task_spec(
+    "sst5",
     name="SST-5",
-    libsonnet="experiments/sst5.libsonnet",
-    configs={"baseline": "experiments/sst5_baseline.jsonnet", "elmo": "experiments/sst5_elmo.jsonnet"},
     metric="accuracy",
     metric_name="accuracy",
-    paper={"baseline": 51.4, "elmo": 54.7},
+    paper=(51.4, 54.7),
     elmo_at="input and output, lambda 0.001",  # its Table 2 row's lambda = 0.001 column is this model
     analyses={**LAYER_ANALYSES, **INPUT_ONLY},
-    budgets={
-        "smoke": SMOKE,
-        "mini": Budget("full", SST5_MINI, 3),
-        "paper": paper_budget(GLOVE_840B, {"trainer.num_epochs": 40}),
-    },
+    mini=mini_budget(SST5_MINI),
+    full=paper_budget(GLOVE_840B, {"trainer.num_epochs": 40}),
 )
 
 # In the report's order.

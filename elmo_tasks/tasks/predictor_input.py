@@ -49,7 +49,7 @@ from typing import Callable, Dict, List, NoReturn, Optional, Sequence
 from allennlp.commands.predict import Predict
 from allennlp.common.file_utils import open_compressed
 from allennlp.common.util import JsonDict
-from allennlp.data import DatasetReader
+from allennlp.data import DatasetReader, Instance
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
@@ -74,6 +74,10 @@ class JsonLinesPredictor(Predictor):
     Subclasses set ``input_keys`` (key -> what it holds, for the error message) and call
     :meth:`check_input` in ``_json_to_instance`` so ``predict_json`` from Python checks too; they
     may extend ``check_input`` (calling it first) with checks of their own.
+
+    One input goes through the batch methods as a batch of one (``predict_json`` through
+    ``predict_batch_json``, ``predict_instance`` through ``predict_batch_instance``), so each task
+    builds its output, and bounds the model's passes, in one place.
     """
 
     input_keys: Dict[str, str] = {}
@@ -91,6 +95,12 @@ class JsonLinesPredictor(Predictor):
             problems = self._file_problems(self._command_input, self._generic_problem)
             if problems:
                 _exit_with(problems)
+
+    def predict_json(self, inputs: JsonDict) -> JsonDict:
+        return self.predict_batch_json([inputs])[0]
+
+    def predict_instance(self, instance: Instance) -> JsonDict:
+        return self.predict_batch_instance([instance])[0]
 
     def load_line(self, line: str) -> JsonDict:
         """One input line -> its JSON object; a bad line ends ``allennlp predict`` with one line naming it."""

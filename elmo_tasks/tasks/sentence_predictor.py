@@ -2,17 +2,18 @@
 
 NER and SST-5 read the same input and check it the same way: the keys (``JsonLinesPredictor``),
 then the sentence's length in tokens of the predictor's tokenizer (``max_sentence_tokens``, README
-"Input limits"). What they build from the tokens, and what they return, is their own.
+"Input limits"); both run a batch through the model in passes of bounded padded size. What they
+build from the tokens, and what they return, is their own.
 """
 
-from typing import Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from allennlp.common.util import JsonDict
 from allennlp.data import DatasetReader, Instance
 from allennlp.data.tokenizers import Token, Tokenizer
 from allennlp.models import Model
 
-from elmo_tasks.tasks.input_limits import check_sentence_tokens, positive_limit
+from elmo_tasks.tasks.input_limits import check_sentence_tokens, forward_in_bounded_batches, positive_limit
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
 from elmo_tasks.tokenization import blank_english_tokenizer
 
@@ -20,7 +21,8 @@ from elmo_tasks.tokenization import blank_english_tokenizer
 class SentencePredictor(JsonLinesPredictor):
     """Input lines ``{"sentence": "raw text"}``, split by ``tokenizer`` (spaCy's blank English
     tokenizer by default); sentences over ``max_sentence_tokens`` tokens are refused (README, "Input
-    limits"), in messages that name ``owner``."""
+    limits"), in messages that name ``owner``. A batch goes through the model in passes of bounded
+    padded size (:meth:`_forward`), so memory stays bounded."""
 
     input_keys = {"sentence": "raw text"}
 
@@ -55,5 +57,12 @@ class SentencePredictor(JsonLinesPredictor):
             raise PredictorInputError(f"the sentence has no tokens: {json_dict['sentence']!r}")
         return tokens
 
-    def predict_instance(self, instance: Instance) -> JsonDict:
-        return self.predict_batch_instance([instance])[0]
+    def _forward(self, instances: List[Instance], max_pairs: Optional[int] = None) -> List[Dict[str, Any]]:
+        """The model's outputs for ``instances`` (indexed here), in order, in passes of bounded padded
+        size; ``max_pairs`` also bounds sentences x tokens² for models that compare every token
+        with every other."""
+        for instance in instances:
+            self._dataset_reader.apply_token_indexers(instance)
+        return forward_in_bounded_batches(
+            self._model, instances, lambda instance: len(instance["tokens"]), max_pairs=max_pairs
+        )

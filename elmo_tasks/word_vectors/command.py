@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
 
-from elmo_tasks.cli_options import add_option
+from elmo_tasks.cli_options import CommandError, add_option, option_dest
 from elmo_tasks.word_vectors.build import build_word_vectors
 from elmo_tasks.word_vectors.errors import WordVectorsError
 from elmo_tasks.word_vectors.options import ALGORITHMS, ARCHITECTURES, WordVectorOptions
@@ -33,26 +33,22 @@ _DEFAULTS = WordVectorOptions()
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("corpus", help="the training text: one sentence per line, tokens separated by spaces")
     parser.add_argument("output", help="the vectors file to write (ending in .gz: gzip-compressed)")
-    add_option(parser, "--algorithm", choices=ALGORITHMS, default=_DEFAULTS.algorithm, help="what to train")
-    add_option(
+    _add_build_option(parser, "--algorithm", choices=ALGORITHMS, help="what to train")
+    _add_build_option(
         parser,
         "--architecture",
         choices=ARCHITECTURES,
-        default=_DEFAULTS.architecture,
         help="skipgram predicts the context from the word; cbow the word from its context (faster)",
     )
-    add_option(parser, "--dim", type=int, default=_DEFAULTS.dim, help="values per vector")
-    add_option(parser, "--window", type=int, default=_DEFAULTS.window, help="context words on each side")
-    add_option(
-        parser, "--min-count", type=int, default=_DEFAULTS.min_count, help="words seen fewer times get no vector"
-    )
-    add_option(parser, "--epochs", type=int, default=_DEFAULTS.epochs, help="passes over the corpus")
-    add_option(parser, "--seed", type=int, default=_DEFAULTS.seed, help="random seed")
-    add_option(
+    _add_build_option(parser, "--dim", type=int, help="values per vector")
+    _add_build_option(parser, "--window", type=int, help="context words on each side")
+    _add_build_option(parser, "--min-count", type=int, help="words seen fewer times get no vector")
+    _add_build_option(parser, "--epochs", type=int, help="passes over the corpus")
+    _add_build_option(parser, "--seed", type=int, help="random seed")
+    _add_build_option(
         parser,
         "--workers",
         type=int,
-        default=_DEFAULTS.workers,
         help="training threads; with 1 the same options and corpus give the same file, with more the vectors "
         "differ from run to run (the threads' updates interleave)",
     )
@@ -61,9 +57,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         action="store_true",
         help="lowercase every token first (for models whose vocabulary is lowercased)",
     )
-    add_option(parser, "--decimals", type=int, default=_DEFAULTS.decimals, help="digits after the point of each value")
+    _add_build_option(parser, "--decimals", type=int, help="digits after the point of each value")
     parser.add_argument("--force", action="store_true", help="train again even when the record matches")
     return parser
+
+
+def _add_build_option(parser: argparse.ArgumentParser, flag: str, help: str, **kwargs: Any) -> None:
+    """An option that sets the WordVectorOptions field of its name (see options_from_args), with the
+    field's default as its own."""
+    add_option(parser, flag, default=getattr(_DEFAULTS, option_dest([flag])), help=help, **kwargs)
 
 
 def options_from_args(args: argparse.Namespace) -> WordVectorOptions:
@@ -81,8 +83,7 @@ def run(args: argparse.Namespace) -> None:
                 Path(args.corpus), Path(args.output), options, report=_progress, force=args.force
             )
     except WordVectorsError as error:
-        print(f"{NAME}: error: {error}", file=sys.stderr)
-        sys.exit(2)
+        CommandError(NAME)(error)
     vectors = f"{counted(record['vocabulary_size'], 'vector', grouped=True)} of {record['dim']} values"
     if record["reused"]:
         print(

@@ -9,8 +9,9 @@ tests work from any directory.
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Set, Tuple
 
+import pytest
 from allennlp.common import Params
 from allennlp.common.testing import ModelTestCase
 from allennlp.data import DatasetReader, Vocabulary
@@ -58,6 +59,22 @@ class ExperimentModelTestCase(ModelTestCase):
 
     def check_experiment(self, experiment: str, overrides: Dict[str, Any], **train_kwargs: Any) -> None:
         param_file = write_tiny_config(experiment, overrides, self.TEST_DIR)
-        self.set_up_model(param_file, json.loads(Path(param_file).read_text())["validation_data_path"], seed=0)
+        self.set_up_model(Path(param_file), json.loads(Path(param_file).read_text())["validation_data_path"], seed=0)
         self.ensure_model_can_train_save_and_load(param_file, **train_kwargs)
         self.ensure_batch_predictions_are_consistent()
+
+
+class BaselineAndElmoModelCase(ExperimentModelTestCase):
+    """AllenNLP's model checks on a task's ``<task>_baseline`` and ``<task>_elmo`` configs, both shrunk
+    by the same ``overrides``; a subclass names the task and its overrides."""
+
+    task: str
+    overrides: Dict[str, Any]
+    # Parameters whose true gradient is zero, which the check for a gradient on every parameter skips.
+    gradients_to_ignore: Optional[Set[str]] = None
+
+    @pytest.mark.parametrize("variant", ["baseline", "elmo"])
+    def test_train_save_load_and_batch_consistency(self, variant: str) -> None:
+        self.check_experiment(
+            f"{self.task}_{variant}.jsonnet", self.overrides, gradients_to_ignore=self.gradients_to_ignore
+        )

@@ -8,6 +8,7 @@ import pytest
 from elmo_tasks.word_vectors import CorpusError, WordVectorOptions, WordVectorsError
 from elmo_tasks.word_vectors.command import add_arguments, options_from_args
 from elmo_tasks.word_vectors.corpus import TokenizedCorpus
+from tests.word_vectors.unreadable_files import check_unreadable_files_are_named
 
 
 def test_sentences_are_split_on_single_spaces_and_read_again_on_each_pass(tmp_path):
@@ -26,16 +27,12 @@ def test_a_line_longer_than_the_limit_comes_in_pieces(tmp_path):
 
 
 def test_corpus_errors_name_the_file_and_line(tmp_path):
-    with pytest.raises(CorpusError, match="the corpus .*none.txt does not exist; expected a UTF-8 text file"):
-        TokenizedCorpus(tmp_path / "none.txt")
-    with pytest.raises(CorpusError, match="is a folder"):
-        TokenizedCorpus(tmp_path)
-    path = tmp_path / "latin1.txt"
-    path.write_bytes(b"fine line\ncaf\xe9 au lait\n")
-    with pytest.raises(
-        CorpusError, match=r"latin1\.txt, line 2: bytes that are not UTF-8 \(the first at character 4\)"
-    ):
-        list(TokenizedCorpus(path))
+    check_unreadable_files_are_named(
+        lambda path: list(TokenizedCorpus(path)),
+        CorpusError,
+        tmp_path,
+        missing="the corpus .*none.txt does not exist; expected a UTF-8 text file",
+    )
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from elmo_tasks.word_vectors import (
     read_glove_file,
     write_glove_file,
 )
+from tests.word_vectors.unreadable_files import check_unreadable_files_are_named
 
 WORDS = ["the", ",", "Paris", "naïve", "co-op", "3.5"]
 
@@ -115,20 +116,8 @@ def test_a_file_of_another_dimension_says_so_on_its_first_line(tmp_path):
     )
 
 
-def test_bytes_that_are_not_utf8_are_named(tmp_path):
-    path = tmp_path / "v.txt"
-    path.write_bytes(b"the 0.1 0.2\ncaf\xe9 0.3 0.4\n")
-    with pytest.raises(
-        GloveFormatError, match=r"v\.txt, line 2: bytes that are not UTF-8 \(the first at character 4\)"
-    ):
-        check_glove_file(path)
-
-
-def test_missing_folder_and_archive_paths(tmp_path):
-    with pytest.raises(GloveFormatError, match="does not exist"):
-        check_glove_file(tmp_path / "none.txt")
-    with pytest.raises(GloveFormatError, match="is a folder"):
-        check_glove_file(tmp_path)
+def test_missing_folder_undecodable_and_archive_paths(tmp_path):
+    check_unreadable_files_are_named(check_glove_file, GloveFormatError, tmp_path, missing="does not exist")
     archive = tmp_path / "glove.zip"
     with zipfile.ZipFile(archive, "w") as handle:
         handle.writestr("glove.50d.txt", "the 0.1 0.2\n")

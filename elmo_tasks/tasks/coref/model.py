@@ -34,15 +34,15 @@ from allennlp.nn import InitializerApplicator, RegularizerApplicator, util
 
 from elmo_tasks.tasks.coref import antecedents as ranking
 from elmo_tasks.tasks.coref.metric import ConllCorefScores
-from elmo_tasks.tasks.coref.names import MODEL, OLD_MODEL, PREDICTOR
+from elmo_tasks.tasks.coref.names import NAMES, OLD_MODEL
 from elmo_tasks.tasks.coref.settings import check_settings, check_widths, pair_width, span_width
 from elmo_tasks.tasks.coref.span_representations import document_representations, spans_in_chunks
+from elmo_tasks.tasks.registration import register_task_model
 
 ONTONOTES_GENRES = ("bc", "bn", "mz", "nw", "pt", "tc", "wb")
 
 
-@Model.register(MODEL, constructor="from_partial_objects")
-@Model.register(OLD_MODEL, constructor="from_partial_objects")
+@register_task_model(NAMES, old_name=OLD_MODEL)
 class CorefElmo(Model):
     """Lee et al. (2017) span-ranking coreference; see the module docstring.
 
@@ -67,8 +67,6 @@ class CorefElmo(Model):
     ``input_dim``: ``from_partial_objects`` derives them from the embedder's width.
     """
 
-    default_predictor = PREDICTOR
-
     def __init__(
         self,
         vocab: Vocabulary,
@@ -86,11 +84,10 @@ class CorefElmo(Model):
         genres: Sequence[str] = ONTONOTES_GENRES,
         initializer: InitializerApplicator = InitializerApplicator(),
         span_chunk_size: int = 2048,
-        regularizer: Optional[RegularizerApplicator] = None,
         **kwargs: Any,
     ) -> None:
-        # kwargs: what AllenNLP hands every Model (serialization_dir, ddp_accelerator).
-        super().__init__(vocab, regularizer, **kwargs)
+        # kwargs: the arguments of every AllenNLP Model (regularizer, serialization_dir, ddp_accelerator)
+        super().__init__(vocab, **kwargs)
         check_settings(
             text_field_embedder, spans_per_word, max_antecedents, max_span_width, sentences_per_embedding_batch
         )

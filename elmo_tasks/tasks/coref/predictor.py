@@ -175,9 +175,6 @@ class CorefPredictor(JsonLinesPredictor):
             outputs.extend(self._model.forward_on_instances(batch))
         return outputs
 
-    def predict_json(self, inputs: JsonDict) -> JsonDict:
-        return self.predict_batch_json([inputs])[0]
-
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
         instances = self._batch_json_to_instances(inputs)
         outputs = self._forward(instances)
@@ -191,9 +188,6 @@ class CorefPredictor(JsonLinesPredictor):
             )
             for instance, output in zip(instances, outputs)
         ]
-
-    def predict_instance(self, instance: Instance) -> JsonDict:
-        return self.predict_batch_instance([instance])[0]
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
         """Documents of a CoNLL-2012 file (``--use-dataset-reader``), checked against the same limits."""

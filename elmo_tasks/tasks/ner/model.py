@@ -19,12 +19,12 @@ from allennlp.nn import InitializerApplicator, RegularizerApplicator
 from allennlp.nn.util import get_text_field_mask
 
 from elmo_tasks.tasks.ner.metric import DistributedSpanBasedF1Measure
-from elmo_tasks.tasks.ner.names import MODEL, OLD_MODEL, PREDICTOR
+from elmo_tasks.tasks.ner.names import NAMES, OLD_MODEL
 from elmo_tasks.tasks.ner.tags import bioul_to_iob1, entities
+from elmo_tasks.tasks.registration import register_task_model
 
 
-@Model.register(MODEL, constructor="from_partial_objects")
-@Model.register(OLD_MODEL, constructor="from_partial_objects")
+@register_task_model(NAMES, old_name=OLD_MODEL)
 class ElmoCrfTagger(Model):
     """Embed tokens, run a BiLSTM, score tags per token, decode with a constrained CRF.
 
@@ -47,8 +47,6 @@ class ElmoCrfTagger(Model):
     batch size).
     """
 
-    default_predictor = PREDICTOR
-
     def __init__(
         self,
         vocab: Vocabulary,
@@ -60,11 +58,10 @@ class ElmoCrfTagger(Model):
         feedforward: Optional[FeedForward] = None,
         include_start_end_transitions: bool = True,
         initializer: InitializerApplicator = InitializerApplicator(),
-        regularizer: Optional[RegularizerApplicator] = None,
         **kwargs: Any,
     ) -> None:
-        # kwargs: what AllenNLP hands every Model (serialization_dir, ddp_accelerator).
-        super().__init__(vocab, regularizer, **kwargs)
+        # kwargs: the arguments of every AllenNLP Model (regularizer, serialization_dir, ddp_accelerator)
+        super().__init__(vocab, **kwargs)
         check_dimensions_match(
             text_field_embedder.get_output_dim(),
             encoder.get_input_dim(),

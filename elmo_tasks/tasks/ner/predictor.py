@@ -10,7 +10,6 @@ from allennlp.data.tokenizers import Tokenizer
 from allennlp.models import Model
 from allennlp.predictors.predictor import Predictor
 
-from elmo_tasks.tasks.input_limits import forward_in_bounded_batches
 from elmo_tasks.tasks.instance_fields import field_of
 from elmo_tasks.tasks.ner.names import OLD_PREDICTOR, PREDICTOR
 from elmo_tasks.tasks.sentence_predictor import SentencePredictor
@@ -33,8 +32,7 @@ class NerTaggerPredictor(SentencePredictor):
     ``char_end`` (end exclusive) into the input sentence, whose slice is then the ``text``.
     With ``--use-dataset-reader`` (CoNLL files) there are no character offsets.
 
-    Limits on the input: ``SentencePredictor``; a batch goes through the model in passes of
-    bounded padded size, so memory stays bounded (README, "Input limits").
+    Limits on the input, and the model's passes over a batch: ``SentencePredictor``.
     """
 
     def __init__(
@@ -50,9 +48,7 @@ class NerTaggerPredictor(SentencePredictor):
         return self._dataset_reader.text_to_instance(self.sentence_tokens(json_dict))
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
-        for instance in instances:
-            self._dataset_reader.apply_token_indexers(instance)
-        outputs = forward_in_bounded_batches(self._model, instances, lambda instance: len(instance["tokens"]))
+        outputs = self._forward(instances)
         return [_with_offsets(instance, output) for instance, output in zip(instances, outputs)]
 
     def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, numpy.ndarray]) -> List[Instance]:
@@ -63,9 +59,6 @@ class NerTaggerPredictor(SentencePredictor):
             "tags", SequenceLabelField(list(outputs["tags"]), field_of(labeled, "tokens", TextField), namespace)
         )
         return [labeled]
-
-    def predict_json(self, inputs: JsonDict) -> JsonDict:
-        return self.predict_batch_json([inputs])[0]
 
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
         results = self.predict_batch_instance(self._batch_json_to_instances(inputs))

@@ -7,7 +7,7 @@ together with it, and it is concatenated to the composition output before poolin
 ``elmo_at_output=False`` and no ELMo in the embedder this is the plain ESIM baseline.
 """
 
-from typing import Any, Dict, List, Optional, Tuple, Union, cast
+from typing import Any, Dict, List, Optional, Union, cast
 
 import torch
 from allennlp.common import Lazy
@@ -21,12 +21,12 @@ from allennlp.nn import InitializerApplicator, RegularizerApplicator
 from allennlp.nn.util import get_text_field_mask, masked_max, masked_mean, masked_softmax, weighted_sum
 from allennlp.training.metrics import CategoricalAccuracy
 
-from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice
-from elmo_tasks.tasks.snli.names import MODEL, OLD_MODEL, PREDICTOR
+from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice, embed_text, output_dim
+from elmo_tasks.tasks.registration import register_task_model
+from elmo_tasks.tasks.snli.names import MODEL, NAMES, OLD_MODEL
 
 
-@Model.register(MODEL, constructor="from_partial_objects")
-@Model.register(OLD_MODEL, constructor="from_partial_objects")
+@register_task_model(NAMES, old_name=OLD_MODEL)
 class EsimElmo(Model):
     """Enhanced Sequential Inference Model; 3-way classification of (premise, hypothesis).
 
@@ -54,8 +54,6 @@ class EsimElmo(Model):
     adds ``label``, the predicted label's name.
     """
 
-    default_predictor = PREDICTOR
-
     def __init__(
         self,
         vocab: Vocabulary,
@@ -71,6 +69,7 @@ class EsimElmo(Model):
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs,
     ) -> None:
+        # kwargs: the arguments of every AllenNLP Model (regularizer, serialization_dir, ddp_accelerator)
         super().__init__(vocab, **kwargs)
         self.text_field_embedder = text_field_embedder
         self.encoder = encoder
@@ -104,9 +103,7 @@ class EsimElmo(Model):
             "projection feedforward output dim",
             "inference encoder input dim",
         )
-        composed = inference_encoder.get_output_dim()
-        if self._elmo_at_output is not None:
-            composed += self._elmo_at_output.get_output_dim()
+        composed = inference_encoder.get_output_dim() + output_dim(self._elmo_at_output)
         check_dimensions_match(
             4 * composed,
             output_feedforward.get_input_dim(),
@@ -137,13 +134,11 @@ class EsimElmo(Model):
         encoder: ``encoder`` reads the embedding, the projection reads ``[a; a~; a - a~; a * a~]``
         (4x the encoder's output), the inference encoder reads the projection's output and the
         output feedforward the four pooled vectors (4x the composition [+ ELMo] width)."""
-        output_elmo = ElmoAtOutput(text_field_embedder, MODEL) if elmo_at_output else None
+        output_elmo = ElmoAtOutput.for_model(elmo_at_output, text_field_embedder, MODEL)
         built_encoder = encoder.construct(input_size=text_field_embedder.get_output_dim())
         projection = projection_feedforward.construct(input_dim=4 * built_encoder.get_output_dim())
         built_inference = inference_encoder.construct(input_size=projection.get_output_dim())
-        composed = built_inference.get_output_dim()
-        if output_elmo is not None:
-            composed += output_elmo.get_output_dim()
+        composed = built_inference.get_output_dim() + output_dim(output_elmo)
         return cls(
             vocab=vocab,
             text_field_embedder=text_field_embedder,
@@ -159,12 +154,6 @@ class EsimElmo(Model):
             regularizer=regularizer,
         )
 
-    def _embed(self, text: TextFieldTensors) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
-        """Embedding of one sentence and, with ELMo at the output, ELMo's output mix of the same biLM pass."""
-        if self._elmo_at_output is None:
-            return self.text_field_embedder(text), None
-        return self._elmo_at_output.embed(text)
-
     def forward(
         self,
         premise: TextFieldTensors,
@@ -175,8 +164,8 @@ class EsimElmo(Model):
         premise_mask = get_text_field_mask(premise)
         hypothesis_mask = get_text_field_mask(hypothesis)
         # Embedding, and ELMo's output mix of each sentence (None without ELMo at the output).
-        embedded_p, elmo_p = self._embed(premise)
-        embedded_h, elmo_h = self._embed(hypothesis)
+        embedded_p, elmo_p = embed_text(self.text_field_embedder, self._elmo_at_output, premise)
+        embedded_h, elmo_h = embed_text(self.text_field_embedder, self._elmo_at_output, hypothesis)
 
         # Input encoding.
         encoded_p = self.encoder(self.sequence_dropout(embedded_p), premise_mask)

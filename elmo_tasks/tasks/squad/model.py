@@ -54,13 +54,13 @@ from allennlp.nn.util import (
     weighted_sum,
 )
 
-from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice
+from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice, embed_text, output_dim
+from elmo_tasks.tasks.registration import register_task_model
 from elmo_tasks.tasks.squad.metric import SquadEmAndF1
-from elmo_tasks.tasks.squad.names import MODEL, OLD_MODEL, PREDICTOR
+from elmo_tasks.tasks.squad.names import MODEL, NAMES, OLD_MODEL
 
 
-@Model.register(MODEL, constructor="from_partial_objects")
-@Model.register(OLD_MODEL, constructor="from_partial_objects")
+@register_task_model(NAMES, old_name=OLD_MODEL)
 class BidafSelfAttention(Model):
     """Extractive QA: the answer is a span of the passage (see the module docstring).
 
@@ -77,8 +77,6 @@ class BidafSelfAttention(Model):
     max_span_length : longest span (in tokens) the decoder may return.
     """
 
-    default_predictor = PREDICTOR
-
     def __init__(
         self,
         vocab: Vocabulary,
@@ -92,8 +90,9 @@ class BidafSelfAttention(Model):
         dropout: float = 0.2,
         max_span_length: int = 17,
         initializer: InitializerApplicator = InitializerApplicator(),
-        **kwargs,
+        **kwargs: Any,
     ) -> None:
+        # kwargs: the arguments of every AllenNLP Model (regularizer, serialization_dir, ddp_accelerator)
         super().__init__(vocab, **kwargs)
         if max_span_length < 1:
             raise ConfigurationError(f"{MODEL}: max_span_length must be >= 1, got {max_span_length}")
@@ -112,9 +111,7 @@ class BidafSelfAttention(Model):
             "text field embedding dim",
             "phrase_layer input dim",
         )
-        encoded_dim = phrase_layer.get_output_dim()
-        if self._elmo_at_output is not None:
-            encoded_dim += self._elmo_at_output.get_output_dim()
+        encoded_dim = phrase_layer.get_output_dim() + output_dim(self._elmo_at_output)
         self.bi_attention = LinearMatrixAttention(encoded_dim, encoded_dim, "x,y,x*y")
         self.attention_projection = torch.nn.Linear(4 * encoded_dim, attention_dim)
         check_dimensions_match(
@@ -156,7 +153,7 @@ class BidafSelfAttention(Model):
         regularizer: Optional[RegularizerApplicator] = None,
     ) -> "BidafSelfAttention":
         """Builds the GRUs with input sizes derived from the embedder and ``attention_dim``."""
-        output_elmo = ElmoAtOutput(text_field_embedder, MODEL) if elmo_at_output else None
+        output_elmo = ElmoAtOutput.for_model(elmo_at_output, text_field_embedder, MODEL)
         start_encoder = span_start_encoder.construct(input_size=attention_dim)
         return cls(
             vocab=vocab,
@@ -175,10 +172,7 @@ class BidafSelfAttention(Model):
 
     def _encode(self, text: TextFieldTensors, mask: torch.BoolTensor) -> torch.Tensor:
         """Embedding, the shared GRU and (with ELMo at the output) ELMo's output mix of the same biLM pass."""
-        if self._elmo_at_output is None:
-            embedded, output_elmo = self.text_field_embedder(text), None
-        else:
-            embedded, output_elmo = self._elmo_at_output.embed(text)
+        embedded, output_elmo = embed_text(self.text_field_embedder, self._elmo_at_output, text)
         encoded = self.phrase_layer(self.variational_dropout(embedded), mask)
         if output_elmo is not None:
             encoded = torch.cat([encoded, output_elmo], dim=-1)

@@ -8,19 +8,19 @@ works) and each output line also has the ``question_id``; ``allennlp squad-predi
 official ``{question_id: answer}`` file instead.
 """
 
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Dict, List
 
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import DatasetReader, Instance
 from allennlp.data.fields import IndexField, MetadataField, TextField
-from allennlp.data.tokenizers import Tokenizer
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
-from elmo_tasks.tasks.input_limits import check_at_most, forward_in_bounded_batches, positive_limit, predictor_args
+from elmo_tasks.tasks.input_limits import positive_limit
 from elmo_tasks.tasks.instance_fields import field_of
-from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
+from elmo_tasks.tasks.predictor_input import PredictorInputError
 from elmo_tasks.tasks.squad.names import OLD_PREDICTOR, PREDICTOR
+from elmo_tasks.tasks.text_pair_predictor import TextLimit, TextPairPredictor
 
 #: The longest passage taken, in tokens: self-attention compares every passage token with every other
 #: (XQuAD's longest passage has 579).
@@ -32,14 +32,13 @@ MAX_QUESTION_TOKENS = 1_000
 OWNER = f"the {PREDICTOR} predictor"
 
 
-def _passage_or_question_length(instance: Instance) -> int:
-    return max(len(instance["passage"]), len(instance["question"]))
-
-
 @Predictor.register(PREDICTOR)
 @Predictor.register(OLD_PREDICTOR)
-class SquadQaPredictor(JsonLinesPredictor):
-    """Extracts the answer span of a question from its passage with a SQuAD model (``squad_model``)."""
+class SquadQaPredictor(TextPairPredictor):
+    """Extracts the answer span of a question from its passage with a SQuAD model (``squad_model``).
+
+    Passages over ``max_passage_tokens`` and questions over ``max_question_tokens`` are refused
+    (``TextPairPredictor``)."""
 
     input_keys = {"question": "the question", "passage": "the text that holds the answer"}
 
@@ -51,48 +50,26 @@ class SquadQaPredictor(JsonLinesPredictor):
         max_passage_tokens: int = MAX_PASSAGE_TOKENS,
         max_question_tokens: int = MAX_QUESTION_TOKENS,
     ) -> None:
-        super().__init__(model, dataset_reader, frozen)
+        super().__init__(model, dataset_reader, frozen, OWNER)
         self.max_passage_tokens = positive_limit(max_passage_tokens, "max_passage_tokens", OWNER)
         self.max_question_tokens = positive_limit(max_question_tokens, "max_question_tokens", OWNER)
 
-    def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
-        """The keys (JsonLinesPredictor's check), then the passage's and the question's lengths.
-
-        Longer ones are refused; a batch goes through the model in passes of bounded padded size
-        (README, "Input limits")."""
-        super().check_input(record, where)
-        assert isinstance(record, dict)  # JsonLinesPredictor.check_input raised otherwise
-        tokenizer: Tokenizer = getattr(self._dataset_reader, "tokenizer")  # squad_reader's, or a reader like it
-        passage, question = (len(tokenizer.tokenize(record[key])) for key in ("passage", "question"))
-        self._check_lengths(passage, question, True, where)
-
-    def _check_lengths(
-        self, passage: int, question: int, from_command_line: bool, where: Optional[Callable[[], str]]
-    ) -> None:
-        """Refuses a passage or question over its limit (the option that raises it is named only
-        where ``--predictor-args`` applies)."""
-        for count, limit, key, argument, advice in (
-            (
-                passage,
-                self.max_passage_tokens,
+    def text_limits(self) -> List[TextLimit]:
+        """The passage first: self-attention over it bounds the model's passes."""
+        return [
+            TextLimit(
                 "passage",
+                self.max_passage_tokens,
                 "max_passage_tokens",
                 "shorten the passage (one paragraph at a time)",
             ),
-            (question, self.max_question_tokens, "question", "max_question_tokens", "shorten the question"),
-        ):
-            raise_with = predictor_args(argument, count) if from_command_line else None
-            check_at_most(count, limit, f"tokens in the {key}", OWNER, advice, raise_with, where)
+            TextLimit("question", self.max_question_tokens, "max_question_tokens", "shorten the question"),
+        ]
 
     def check_instance(self, instance: Instance) -> None:
         """Raises InputTooLong, naming the question id, for a question of a SQuAD file over the limits."""
         where = f"question {field_of(instance, 'metadata', MetadataField)['question_id']!r}"
-        self._check_lengths(len(instance["passage"]), len(instance["question"]), False, lambda: where)
-
-    def _forward(self, instances: List[Instance]) -> List[Dict[str, Any]]:
-        return forward_in_bounded_batches(
-            self._model, instances, _passage_or_question_length, max_pairs=self.max_passage_tokens**2
-        )
+        self.check_lengths({key: len(instance[key]) for key in ("passage", "question")}, False, lambda: where)
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         self.check_input(json_dict)
@@ -127,17 +104,11 @@ class SquadQaPredictor(JsonLinesPredictor):
             "span_probability": output["best_span_prob"],
         }
 
-    def predict_json(self, inputs: JsonDict) -> JsonDict:
-        return self.predict_batch_json([inputs])[0]
-
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
         outputs = self._forward(self._batch_json_to_instances(inputs))
         return [
             sanitize({"question": given["question"], **self._answer(output)}) for given, output in zip(inputs, outputs)
         ]
-
-    def predict_instance(self, instance: Instance) -> JsonDict:
-        return self.predict_batch_instance([instance])[0]
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
         """Questions of a SQuAD file (``--use-dataset-reader``, ``allennlp squad-predict``), checked

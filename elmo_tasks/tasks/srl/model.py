@@ -29,14 +29,14 @@ from allennlp.nn.util import (
     viterbi_decode,
 )
 
+from elmo_tasks.tasks.registration import register_task_model
 from elmo_tasks.tasks.srl.metric import SrlEvalMetric
-from elmo_tasks.tasks.srl.names import MODEL, OLD_MODEL, PREDICTOR, READER
+from elmo_tasks.tasks.srl.names import MODEL, NAMES, OLD_MODEL, READER
 from elmo_tasks.tasks.srl.props import bio_to_start_end
 from elmo_tasks.tasks.srl.reader import ROLE_NAMESPACE
 
 
-@Model.register(MODEL, constructor="from_partial_objects")
-@Model.register(OLD_MODEL, constructor="from_partial_objects")
+@register_task_model(NAMES, old_name=OLD_MODEL)
 class SrlElmo(Model):
     """BIO tagger for the arguments of one predicate.
 
@@ -59,7 +59,6 @@ class SrlElmo(Model):
     (``[ARG0: The cat] [V: chased] ...``), and drops the scores.
     """
 
-    default_predictor = PREDICTOR
     # buffers (not saved): the allowed BIO transitions and starts, for constrained decoding
     _transitions: torch.Tensor
     _start_transitions: torch.Tensor
@@ -73,11 +72,10 @@ class SrlElmo(Model):
         embedding_dropout: float = 0.0,
         label_namespace: str = ROLE_NAMESPACE,
         initializer: InitializerApplicator = InitializerApplicator(),
-        regularizer: Optional[RegularizerApplicator] = None,
         **kwargs: Any,
     ) -> None:
-        # kwargs: what AllenNLP hands every Model (serialization_dir, ddp_accelerator).
-        super().__init__(vocab, regularizer, **kwargs)
+        # kwargs: the arguments of every AllenNLP Model (regularizer, serialization_dir, ddp_accelerator)
+        super().__init__(vocab, **kwargs)
         check_dimensions_match(
             text_field_embedder.get_output_dim() + predicate_embedding_dim,
             encoder.get_input_dim(),

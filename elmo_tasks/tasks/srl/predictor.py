@@ -144,9 +144,6 @@ class SrlPredictor(JsonLinesPredictor):
         )
         return [labeled]
 
-    def predict_json(self, inputs: JsonDict) -> JsonDict:
-        return self.predict_batch_json([inputs])[0]
-
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
         prepared = self._prepare(inputs)
         predicates = [(words, verb) for _sentence, words, verbs, _found in prepared for verb in verbs]
@@ -182,9 +179,6 @@ class SrlPredictor(JsonLinesPredictor):
                 self._dataset_reader.apply_token_indexers(instance)
             results.extend(_readable(output) for output in self._model.forward_on_instances(batch))
         return results
-
-    def predict_instance(self, instance: Instance) -> JsonDict:
-        return self.predict_batch_instance([instance])[0]
 
 
 def _readable(output: Dict[str, Any]) -> JsonDict:

@@ -79,6 +79,21 @@ def _blocks(path: str) -> Iterator[Tuple[int, List[Tuple[int, List[str]]]]]:
         yield rows[0][0], rows
 
 
+def _column_count(rows: List[Tuple[int, List[str]]], path: str, file_kind: str) -> int:
+    """The number of columns of a sentence's ``(line number, fields)`` rows, which must all have
+    as many as the first; a row that differs is a file of another format (``file_kind`` names
+    the one expected)."""
+    first_line, first_fields = rows[0]
+    width = len(first_fields)
+    for line_number, fields in rows:
+        if len(fields) != width:
+            raise DataFileError(
+                f"{path}, line {line_number}: {len(fields)} columns, but the sentence starting "
+                f"at line {first_line} has {width}; is this {file_kind}?"
+            )
+    return width
+
+
 def read_conll2005(path: str, props_column: int = 5) -> Iterator[SrlSentence]:
     """Sentences of a CoNLL-2005 file (``*-set.gz``: words, POS, parse, NE, sense, props) or of a
     release folder with ``words/`` and ``props/`` per-section files (read in name order).
@@ -89,13 +104,7 @@ def read_conll2005(path: str, props_column: int = 5) -> Iterator[SrlSentence]:
         yield from _read_conll2005_folder(path)
         return
     for first_line, rows in _blocks(path):
-        width = len(rows[0][1])
-        for line_number, fields in rows:
-            if len(fields) != width:
-                raise DataFileError(
-                    f"{path}, line {line_number}: {len(fields)} columns, but the sentence "
-                    f"starting at line {first_line} has {width}; is this a CoNLL-2005 file?"
-                )
+        width = _column_count(rows, path, "a CoNLL-2005 file")
         if width <= props_column:
             raise DataFileError(
                 f"{path}, line {first_line}: {width} columns, but the props start at column "
@@ -150,13 +159,7 @@ def read_conll2012(path: str) -> Iterator[SrlSentence]:
         if not content:
             continue
         first_line = content[0][0]
-        width = len(content[0][1])
-        for line_number, fields in content:
-            if len(fields) != width:
-                raise DataFileError(
-                    f"{path}, line {line_number}: {len(fields)} columns, but the sentence starting "
-                    f"at line {first_line} has {width}; is this a *_gold_conll file?"
-                )
+        width = _column_count(content, path, "a *_gold_conll file")
         if width < 12:
             raise DataFileError(f"{path}, line {first_line}: {width} columns; *_gold_conll lines have at least 12")
         words = [fields[3] for _, fields in content]

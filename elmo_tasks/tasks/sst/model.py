@@ -19,14 +19,14 @@ from allennlp.modules.matrix_attention import DotProductMatrixAttention
 from allennlp.nn import InitializerApplicator, RegularizerApplicator, util
 from allennlp.training.metrics import CategoricalAccuracy
 
-from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice
+from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice, embed_text, output_dim
+from elmo_tasks.tasks.registration import register_task_model
 from elmo_tasks.tasks.sst.labels import class_names
-from elmo_tasks.tasks.sst.names import MODEL, OLD_MODEL, PREDICTOR
+from elmo_tasks.tasks.sst.names import MODEL, NAMES, OLD_MODEL
 from elmo_tasks.tasks.sst.pooling import POOLINGS, MultiPooling
 
 
-@Model.register(MODEL, constructor="from_partial_objects")
-@Model.register(OLD_MODEL, constructor="from_partial_objects")
+@register_task_model(NAMES, old_name=OLD_MODEL)
 class BiattentiveClassifier(Model):
     """Sentence classifier: embed -> ReLU feedforward -> BiLSTM -> self-biattention -> BiLSTM
     integrator (+ ELMo) -> max/min/mean/self-attentive pooling -> feedforward -> classes.
@@ -53,8 +53,6 @@ class BiattentiveClassifier(Model):
     adds ``label``, the class name (e.g. "very positive").
     """
 
-    default_predictor = PREDICTOR
-
     def __init__(
         self,
         vocab: Vocabulary,
@@ -71,6 +69,7 @@ class BiattentiveClassifier(Model):
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs: Any,
     ) -> None:
+        # kwargs: the arguments of every AllenNLP Model (regularizer, serialization_dir, ddp_accelerator)
         super().__init__(vocab, **kwargs)
         self.class_names = class_names(num_classes)
         self.num_classes = num_classes
@@ -103,7 +102,7 @@ class BiattentiveClassifier(Model):
             "3 x encoder output ([X; X-Y; X*Y])",
             "integrator input",
         )
-        pooled_input_dim = integrator.get_output_dim() + _output_elmo_dim(self._elmo_at_output)
+        pooled_input_dim = integrator.get_output_dim() + output_dim(self._elmo_at_output)
         self.pooling = MultiPooling(pooled_input_dim, poolings)
         head_input_dim = self.pooling.get_output_dim()
         if feedforward is not None:
@@ -132,13 +131,13 @@ class BiattentiveClassifier(Model):
     ) -> "BiattentiveClassifier":
         """The config constructor: builds each layer once its input size is known (the integrator
         reads ``[X; X - Y; X * Y]``, 3x the encoder's output; the head reads every pooling)."""
-        output_elmo = ElmoAtOutput(text_field_embedder, MODEL) if elmo_at_output else None
+        output_elmo = ElmoAtOutput.for_model(elmo_at_output, text_field_embedder, MODEL)
         pre_encode = pre_encode_feedforward.construct(input_dim=text_field_embedder.get_output_dim())
         built_encoder = encoder.construct(input_size=pre_encode.get_output_dim())
         built_integrator = integrator.construct(input_size=3 * built_encoder.get_output_dim())
         head = None
         if feedforward is not None:
-            pooled_dim = built_integrator.get_output_dim() + _output_elmo_dim(output_elmo)
+            pooled_dim = built_integrator.get_output_dim() + output_dim(output_elmo)
             head = feedforward.construct(input_dim=pooled_dim * len(poolings))
         return cls(
             vocab=vocab,
@@ -163,11 +162,7 @@ class BiattentiveClassifier(Model):
         metadata: Optional[List[Dict[str, Any]]] = None,
     ) -> Dict[str, torch.Tensor]:
         mask = util.get_text_field_mask(tokens)
-        # The embedded sentence and, with ELMo at the output, ELMo's output mix of the same biLM pass.
-        if self._elmo_at_output is None:
-            embedded, elmo_output = self.text_field_embedder(tokens), None
-        else:
-            embedded, elmo_output = self._elmo_at_output.embed(tokens)
+        embedded, elmo_output = embed_text(self.text_field_embedder, self._elmo_at_output, tokens)
 
         x = self.pre_encode_feedforward(self.embedding_dropout(embedded))
         encoded = self.encoder(x, mask)
@@ -204,8 +199,3 @@ class BiattentiveClassifier(Model):
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         return {"accuracy": self.accuracy.get_metric(reset)}
-
-
-def _output_elmo_dim(output_elmo: Optional[ElmoAtOutput]) -> int:
-    """The width ELMo adds at the output (0 without it)."""
-    return output_elmo.get_output_dim() if output_elmo is not None else 0

@@ -10,7 +10,6 @@ from allennlp.data.tokenizers import Tokenizer
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
-from elmo_tasks.tasks.input_limits import forward_in_bounded_batches
 from elmo_tasks.tasks.sentence_predictor import SentencePredictor
 from elmo_tasks.tasks.sst.names import OLD_PREDICTOR, PREDICTOR
 
@@ -30,8 +29,8 @@ class SstSentimentPredictor(SentencePredictor):
     Sentences are split with spaCy's rule-based English tokenizer (no model download), which
     splits clitics ("n't", "'s") much as the treebank's PTB tokenization does.
 
-    Limits on the input: ``SentencePredictor``; a batch goes through the model in passes of
-    bounded padded size, so memory stays bounded (README, "Input limits").
+    Limits on the input, and the model's passes over a batch: ``SentencePredictor``; the
+    biattention compares every token with every other, so the passes are bounded in tokens² too.
     """
 
     def __init__(
@@ -49,11 +48,7 @@ class SstSentimentPredictor(SentencePredictor):
         return self._dataset_reader.text_to_instance(words)
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
-        for instance in instances:
-            self._dataset_reader.apply_token_indexers(instance)
-        outputs = forward_in_bounded_batches(
-            self._model, instances, lambda instance: len(instance["tokens"]), max_pairs=self.max_sentence_tokens**2
-        )
+        outputs = self._forward(instances, max_pairs=self.max_sentence_tokens**2)
         return [self._simplify(output) for output in outputs]
 
     def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, numpy.ndarray]) -> List[Instance]:

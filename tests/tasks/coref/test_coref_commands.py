@@ -1,6 +1,5 @@
 """Both coref configs through the CLI: train -> evaluate -> predict -> coref-conll -> coref-score."""
 
-import copy
 import json
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from elmo_tasks.tasks.coref.conll import read_conll_documents
 from elmo_tasks.tasks.coref.metric import score_corpus, summary_line
 from elmo_tasks.tasks.coref.predictor import split_sentences
 from tests.conftest import FIXTURES_ROOT, experiment_config, run_allennlp
-from tests.tasks.command_runs import train_experiment
+from tests.tasks.command_runs import baseline_and_elmo_configs, evaluate, train_experiment, without_elmo
 
 TEST = str(FIXTURES_ROOT / "coref" / "test.gold_conll")
 ONE_EPOCH = json.dumps({"trainer.num_epochs": 1})
@@ -26,9 +25,7 @@ def trained(request, tmp_path_factory) -> Path:
 def test_train_and_evaluate_report_the_conll_scores(trained):
     metrics = json.loads((trained / "run" / "metrics.json").read_text())
     assert "validation_coref_f1" in metrics and metrics["validation_kept_spans_per_doc"] > 0
-    out = trained / "test_metrics.json"
-    run_allennlp("evaluate", str(trained / "run" / "model.tar.gz"), TEST, "--output-file", str(out))
-    test_metrics = json.loads(out.read_text())
+    test_metrics = evaluate(trained, TEST, trained / "test_metrics.json")
     for key in ("muc_f1", "bcub_f1", "ceafe_f1", "coref_f1", "loss"):
         assert key in test_metrics
     assert test_metrics["coref_f1"] == pytest.approx(
@@ -122,22 +119,16 @@ def test_sentence_split_keeps_closing_quotes():
     assert split_sentences(words) == [words[:6], words[6:]]
 
 
-def _config(name: str, data: str) -> dict:
-    return experiment_config(f"coref_{name}", data)
-
-
 @pytest.mark.parametrize("data", ["fixtures", "full"])
 def test_configs_differ_only_in_elmo(data):
-    baseline, elmo = _config("baseline", data), _config("elmo", data)
-    stripped = copy.deepcopy(elmo)
-    assert stripped["model"]["text_field_embedder"]["token_embedders"].pop("elmo")["type"] == "fast_elmo"
-    for reader in ("dataset_reader", "validation_dataset_reader"):
-        assert stripped[reader]["token_indexers"].pop("elmo") == {"type": "elmo_characters"}
+    baseline, elmo = baseline_and_elmo_configs("coref", data)
+    stripped, elmo_embedder = without_elmo(elmo)
+    assert elmo_embedder["type"] == "fast_elmo"
     assert stripped == baseline
 
 
 def test_full_config_is_the_paper_recipe_on_split_dev():
-    config = _config("elmo", "full")
+    config = experiment_config("coref_elmo", "full")
     assert config["train_data_path"].endswith("conll2012/dev.english.v4_gold_conll.gz#train")
     assert config["validation_data_path"].endswith("conll2012/dev.english.v4_gold_conll.gz#holdout")
     assert (

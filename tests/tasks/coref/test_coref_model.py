@@ -3,11 +3,7 @@
 import pytest
 import torch
 from allennlp.common import Params
-from allennlp.data import Batch, Vocabulary
-from allennlp.data.token_indexers import (
-    ELMoTokenCharactersIndexer,
-    SingleIdTokenIndexer,
-)
+from allennlp.data import Vocabulary
 from allennlp.models import Model
 
 from elmo_tasks.tasks.coref import names
@@ -16,7 +12,8 @@ from elmo_tasks.tasks.coref.model import CorefElmo
 from elmo_tasks.tasks.coref.reader import Conll2012CorefReader
 from elmo_tasks.tasks.coref.span_representations import embed_sentences
 from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE
-from tests.tasks.experiment_case import ExperimentModelTestCase, tiny_bilm_embedder
+from tests.tasks.experiment_case import BaselineAndElmoModelCase
+from tests.tasks.hand_built_models import fit, tensor_batch, token_indexers, words_and_elmo_config
 
 TRAIN = str(FIXTURES_ROOT / "coref" / "train.gold_conll")
 # The head-finding attention's bias shifts every token's logit of a span alike, and a softmax ignores
@@ -33,19 +30,18 @@ TINY_COREF = {
 }
 
 
-class TestCorefModelCase(ExperimentModelTestCase):
+class TestCorefModelCase(BaselineAndElmoModelCase):
     """AllenNLP's model checks on the real coreference configs, shrunk to 8-d layers."""
 
-    @pytest.mark.parametrize("variant", ["baseline", "elmo"])
-    def test_train_save_load_and_batch_consistency(self, variant):
-        self.check_experiment(f"coref_{variant}.jsonnet", TINY_COREF, gradients_to_ignore=ZERO_GRADIENT)
+    task = "coref"
+    overrides = TINY_COREF
+    gradients_to_ignore = ZERO_GRADIENT
 
 
 def _instances(elmo: bool, max_span_width: int = 4):
-    indexers = {"tokens": SingleIdTokenIndexer()}
-    if elmo:
-        indexers["elmo"] = ELMoTokenCharactersIndexer()
-    reader = Conll2012CorefReader(token_indexers=indexers, max_span_width=max_span_width)
+    reader = Conll2012CorefReader(
+        token_indexers=token_indexers(elmo, lowercase_tokens=False), max_span_width=max_span_width
+    )
     instances = list(reader.read(TRAIN))
     for instance in instances:
         reader.apply_token_indexers(instance)
@@ -53,12 +49,9 @@ def _instances(elmo: bool, max_span_width: int = 4):
 
 
 def small_coref_model(vocab: Vocabulary, elmo: bool, **overrides) -> CorefElmo:
-    embedders = {"tokens": {"type": "embedding", "embedding_dim": 16}}
-    if elmo:
-        embedders["elmo"] = tiny_bilm_embedder()
     config = {
         "type": names.MODEL,
-        "text_field_embedder": {"token_embedders": embedders},
+        "text_field_embedder": {"token_embedders": words_and_elmo_config(elmo)},
         "context_layer": {"type": "lstm", "hidden_size": 16, "bidirectional": True},
         "mention_feedforward": {"num_layers": 1, "hidden_dims": 16, "activations": "relu"},
         "antecedent_feedforward": {"num_layers": 1, "hidden_dims": 16, "activations": "relu"},
@@ -68,13 +61,9 @@ def small_coref_model(vocab: Vocabulary, elmo: bool, **overrides) -> CorefElmo:
         "max_antecedents": 20,
         **overrides,
     }
-    return Model.from_params(vocab=vocab, params=Params(config))
-
-
-def _tensors(instances, vocab):
-    batch = Batch(instances)
-    batch.index_instances(vocab)
-    return batch.as_tensor_dict()
+    model = Model.from_params(vocab=vocab, params=Params(config))
+    assert isinstance(model, CorefElmo)
+    return model
 
 
 @pytest.mark.slow  # about 12 s of CPU, 40 s on a loaded machine
@@ -89,14 +78,8 @@ def test_learns_the_clusters_of_a_document():
     vocab = Vocabulary.from_instances(instances)
     model = small_coref_model(vocab, elmo=False, spans_per_word=1.0)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.003)
-    tensors = _tensors(instances, vocab)
-    losses = []
-    for _ in range(220):
-        optimizer.zero_grad()
-        loss = model(**tensors)["loss"]
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
+    tensors = tensor_batch(instances, vocab)
+    losses = fit(model, tensors, optimizer, steps=220)
     model.get_metrics(reset=True)
     model.eval()
     with torch.no_grad():
@@ -113,7 +96,7 @@ def test_sentences_embedded_in_chunks_equal_one_pass():
     whole = small_coref_model(vocab, elmo=True, sentences_per_embedding_batch=64).eval()
     chunked = small_coref_model(vocab, elmo=True, sentences_per_embedding_batch=2).eval()
     chunked.load_state_dict(whole.state_dict())
-    tensors = _tensors(instances, vocab)
+    tensors = tensor_batch(instances, vocab)
     with torch.no_grad():
         embedded_whole = embed_sentences(whole.text_field_embedder, tensors["text"], 64)
         embedded_chunked = embed_sentences(chunked.text_field_embedder, tensors["text"], 2)
@@ -136,7 +119,7 @@ def test_outputs_pruning_antecedents_and_readable_clusters():
     vocab = Vocabulary.from_instances(instances)
     model = small_coref_model(vocab, elmo=False, max_antecedents=3).eval()
     with torch.no_grad():
-        output = model(**_tensors(instances, vocab))
+        output = model(**tensor_batch(instances, vocab))
     lengths = [sum(len(s) for s in i["metadata"].metadata["sentences"]) for i in instances]
     kept = [int(torch.tensor(0.4 * n).ceil()) for n in lengths]
     assert output["top_spans"].shape[:2] == (2, max(kept))

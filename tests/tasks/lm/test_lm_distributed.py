@@ -17,13 +17,16 @@ import os
 import shutil
 from collections import Counter
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, cast
 
 import pytest
 import torch
+from allennlp.data import Instance
+from allennlp.data.fields import TextField
 from allennlp.training.callbacks import TrainerCallback
 
 from tests.conftest import FIXTURES_ROOT, run_allennlp
+from tests.tasks.lm.interrupted_run import interrupted_copy
 
 TRAIN = str(FIXTURES_ROOT / "lm" / "train.txt")
 VALID = str(FIXTURES_ROOT / "lm" / "valid.txt")
@@ -54,8 +57,13 @@ def _reader(**kwargs):
     return BilmRawTextReader(max_sentence_length=40, **kwargs)
 
 
+def _sentence(instance: Instance) -> str:
+    """The instance's tokens as one line: what tells the sentences read apart."""
+    return " ".join(str(token) for token in cast(TextField, instance["tokens"]).tokens)
+
+
 def _sentence_counts(instances) -> Counter:
-    return Counter(" ".join(t.text for t in instance["tokens"].tokens) for instance in instances)
+    return Counter(_sentence(instance) for instance in instances)
 
 
 def _read_one_epoch(rank: int, loader_workers: int, port: int, out_dir: str) -> None:
@@ -68,7 +76,7 @@ def _read_one_epoch(rank: int, loader_workers: int, port: int, out_dir: str) -> 
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", world_size=2, rank=rank)
     try:
         loader = MultiProcessDataLoader(_reader(), TRAIN, batch_size=8, num_workers=loader_workers)
-        sentences = [" ".join(t.text for t in instance["tokens"].tokens) for instance in loader.iter_instances()]
+        sentences = [_sentence(instance) for instance in loader.iter_instances()]
         with open(os.path.join(out_dir, f"rank{rank}.json"), "w", encoding="utf-8") as out:
             json.dump(sentences, out)
     finally:
@@ -203,19 +211,9 @@ def test_two_worker_biLM_counts_every_token_once_and_matches_evaluate(two_worker
 @pytest.mark.slow
 def test_two_worker_recover_resumes(two_worker_run, tmp_path):
     run = tmp_path / "interrupted"
-    shutil.copytree(two_worker_run, run)
-    # a crash during epoch 1: its checkpoint (model_state_e2_b0.th), metrics and outputs never got
-    # written, and best.th still holds epoch 0's weights
-    for name in (
-        "model_state_e2_b0.th",
-        "training_state_e2_b0.th",
-        "metrics_epoch_1.json",
-        "metrics.json",
-        "model.tar.gz",
-    ):
-        (run / name).unlink(missing_ok=True)
+    # a crash during epoch 1 (the last), with best.th still holding epoch 0's weights
+    interrupted_copy(two_worker_run, run, crashed_epoch=1)
     shutil.copy(run / "model_state_e1_b0.th", run / "best.th")
-    shutil.rmtree(run / "elmo")
     first = (run / "metrics_epoch_0.json").read_text()
     overrides = {**TWO_CPU_WORKERS, "trainer.num_epochs": 2, "data_loader.num_workers": 1}
     run_allennlp("train", "experiments/bilm_tiny.jsonnet", "-s", str(run), "-o", json.dumps(overrides), "--recover")

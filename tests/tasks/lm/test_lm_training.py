@@ -3,7 +3,6 @@
 import copy
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ import torch
 
 from elmo_tasks.bilm import load_bilm
 from elmo_tasks.bilm.characters import batch_to_ids
+from tests.tasks.lm.interrupted_run import interrupted_copy
 
 REPO = Path(__file__).resolve().parents[3]
 ALLENNLP = str(Path(sys.executable).parent / "allennlp")
@@ -175,18 +175,8 @@ def test_finetune_from_exported_hdf5_and_softmax(trained, tmp_path):
 
 def test_recover_resumes_an_interrupted_run(trained, tmp_path):
     run = tmp_path / "interrupted"
-    shutil.copytree(trained, run)
-    # simulate a crash during the last epoch: its checkpoint, metrics and outputs never got written
-    for name in (
-        "model_state_e8_b0.th",
-        "training_state_e8_b0.th",
-        "metrics_epoch_7.json",
-        "metrics.json",
-        "model.tar.gz",
-        "best.th",
-    ):
-        (run / name).unlink(missing_ok=True)
-    shutil.rmtree(run / "elmo")
+    interrupted_copy(trained, run, crashed_epoch=7)  # a crash during the last of the 8 epochs
+    (run / "best.th").unlink(missing_ok=True)
     finished = {e: (run / f"metrics_epoch_{e}.json").stat().st_mtime_ns for e in range(7)}
     result = _allennlp("train", "experiments/bilm_tiny.jsonnet", "-s", str(run), "--recover")
     assert "Recovering from prior training" in result.stdout + result.stderr

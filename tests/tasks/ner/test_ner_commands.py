@@ -6,11 +6,13 @@ root) to save the interpreter start-up and imports of six subprocesses.
 
 import json
 from pathlib import Path
+from typing import List
 
 import pytest
 from allennlp.data.dataset_readers.dataset_utils.span_utils import iob1_tags_to_spans
 
 from tests.conftest import FIXTURES_ROOT, run_allennlp
+from tests.tasks.command_runs import evaluate_span_f1, train_span_tagger
 
 TEST = str(FIXTURES_ROOT / "ner" / "test.txt")
 SENTENCES = ["Marta Velkin visited Port Elby on Monday.", "Shares of Pellon Group fell."]
@@ -18,30 +20,13 @@ SENTENCES = ["Marta Velkin visited Port Elby on Monday.", "Shares of Pellon Grou
 
 @pytest.fixture(scope="module", params=["ner_baseline", "ner_elmo"])
 def archive(request, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp(request.param) / "run"
-    run_allennlp(
-        "train",
-        f"experiments/{request.param}.jsonnet",
-        "-s",
-        str(out),
-        "-o",
-        json.dumps({"trainer": {"num_epochs": 1}}),
-    )
-    metrics = json.loads((out / "metrics.json").read_text())
-    assert "best_validation_f1-measure-overall" in metrics
-    config = json.loads((out / "config.json").read_text())
-    has_elmo = "elmo" in config["model"]["text_field_embedder"]["token_embedders"]
-    assert has_elmo == (request.param == "ner_elmo")
-    assert ("regularizer" in config["model"]) == has_elmo
-    return out / "model.tar.gz"
+    archive, config = train_span_tagger(tmp_path_factory, request.param, json.dumps({"trainer": {"num_epochs": 1}}))
+    assert ("regularizer" in config["model"]) == (request.param == "ner_elmo")
+    return archive
 
 
 def test_evaluate_reports_span_f1(archive, tmp_path):
-    output = tmp_path / "eval.json"
-    run_allennlp("evaluate", str(archive), TEST, "--output-file", str(output))
-    metrics = json.loads(output.read_text())
-    for key in ("precision-overall", "recall-overall", "f1-measure-overall", "loss"):
-        assert key in metrics
+    metrics = evaluate_span_f1(archive, TEST, tmp_path / "eval.json")
     # conlleval's span F1, recomputed from the predicted IOB1 tags and the file's gold tags.
     predictions = tmp_path / "predictions.jsonl"
     run_allennlp("predict", str(archive), TEST, "--use-dataset-reader", "--output-file", str(predictions), "--silent")
@@ -57,7 +42,8 @@ def test_evaluate_reports_span_f1(archive, tmp_path):
 
 def _gold_iob1(path: str):
     """The NER column of each sentence of a CoNLL-2003 file, as written (IOB1)."""
-    sentences, current = [], []
+    sentences: List[List[str]] = []
+    current: List[str] = []
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("-DOCSTART-"):
             if current:

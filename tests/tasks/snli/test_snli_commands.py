@@ -5,7 +5,6 @@ from the repo root) to save interpreter start-ups; ``predict`` runs once as a re
 so the ``.allennlp_plugins`` route is exercised too.
 """
 
-import copy
 import gzip
 import json
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES_ROOT, ROOT, experiment_config, run_allennlp
-from tests.tasks.command_runs import evaluate, predict, train_experiment
+from tests.tasks.command_runs import baseline_and_elmo_configs, evaluate, predict, train_experiment, without_elmo
 
 TEST_GZ = str(FIXTURES_ROOT / "snli" / "test.jsonl.gz")
 # One epoch on the first 96 pairs of the bundled train/dev files: the round trip is what matters.
@@ -39,9 +38,7 @@ def test_train_writes_archive_and_metrics(trained):
 
 
 def test_evaluate_on_gzipped_test_agrees_with_predict(trained):
-    out = trained / "test_metrics.json"
-    run_allennlp("evaluate", str(trained / "run" / "model.tar.gz"), TEST_GZ, "--output-file", str(out))
-    metrics = json.loads(out.read_text())
+    metrics = evaluate(trained, TEST_GZ, trained / "test_metrics.json")
     assert metrics["loss"] > 0
     # The accuracy is the share of test pairs whose predicted label is the gold one.
     predictions = trained / "test_predictions.jsonl"
@@ -81,25 +78,20 @@ def test_predict_gives_label_and_probabilities(trained):
         assert prediction["label"] == max(probs, key=probs.get)
 
 
-def _config(name: str, data: str) -> dict:
-    return experiment_config(f"snli_{name}", data)
-
-
 @pytest.mark.parametrize("data", ["fixtures", "full"])
 def test_configs_differ_only_in_elmo(data):
-    baseline, elmo = _config("baseline", data), _config("elmo", data)
-    stripped = copy.deepcopy(elmo)
+    baseline, elmo = baseline_and_elmo_configs("snli", data)
+    stripped, elmo_embedder = without_elmo(elmo, readers=["dataset_reader"])
     model = stripped["model"]
     # ELMo at the input only by default (see snli.libsonnet for why)
     assert model.pop("elmo_at_output") is False and baseline["model"].pop("elmo_at_output") is False
-    assert model["text_field_embedder"]["token_embedders"].pop("elmo")["num_output_representations"] == 1
-    assert stripped["dataset_reader"]["token_indexers"].pop("elmo") == {"type": "elmo_characters"}
+    assert elmo_embedder["num_output_representations"] == 1
     assert model.pop("regularizer")["regexes"][0][1] == {"type": "l2", "alpha": 0.001}
     assert stripped == baseline
 
 
 def test_full_config_is_the_paper_recipe_on_split_dev():
-    config = _config("elmo", "full")
+    config = experiment_config("snli_elmo", "full")
     assert config["train_data_path"].endswith("snli/snli_1.0_dev.jsonl.gz#train")
     assert config["validation_data_path"].endswith("snli/snli_1.0_dev.jsonl.gz#holdout")
     assert config["model"]["text_field_embedder"]["token_embedders"]["tokens"]["embedding_dim"] == 300

@@ -1,28 +1,24 @@
 """ESIM: output shapes, ELMo-at-output wiring, configuration errors, pinned numbers, and that it learns."""
 
 import copy
-from typing import List
+from typing import List, Union
 
 import pytest
 import torch
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
-from allennlp.data import Batch, Instance, Vocabulary
-from allennlp.data.token_indexers import ELMoTokenCharactersIndexer, SingleIdTokenIndexer
+from allennlp.data import Instance, Vocabulary
 from allennlp.models import Model
 from allennlp.modules import FeedForward
 from allennlp.modules.seq2seq_encoders import LstmSeq2SeqEncoder
-from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
-from allennlp.modules.token_embedders import Embedding
 from allennlp.nn import Activation
 from allennlp.nn.util import masked_mean
 
 from elmo_tasks.modules import ElmoAtOutput
-from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder
 from elmo_tasks.tasks.snli.model import EsimElmo
 from elmo_tasks.tasks.snli.reader import SnliJsonlReader
-from tests.conftest import OPTIONS_FILE, WEIGHT_FILE
 from tests.tasks.experiment_case import ExperimentModelTestCase
+from tests.tasks.hand_built_models import fit, tensor_batch, token_indexers, words_and_elmo
 from tests.tasks.pinned_outputs import CASES, check_pinned, fixture_batch
 
 H = 8  # hidden size of both BiLSTMs
@@ -45,21 +41,14 @@ PAIRS = [
 
 
 def _instances(elmo: bool) -> List[Instance]:
-    indexers = {"tokens": SingleIdTokenIndexer(lowercase_tokens=True)}
-    if elmo:
-        indexers["elmo"] = ELMoTokenCharactersIndexer()
-    reader = SnliJsonlReader(token_indexers=indexers)
+    reader = SnliJsonlReader(token_indexers=token_indexers(elmo))
     return [reader.text_to_instance(p, h, label) for p, h, label in PAIRS]
 
 
 def _model(vocab: Vocabulary, elmo: bool, elmo_at_output: bool, dropout: float = 0.5) -> EsimElmo:
-    embedders = {"tokens": Embedding(embedding_dim=6, vocab_namespace="tokens", vocab=vocab)}
-    if elmo:
-        embedders["elmo"] = ElmoTokenEmbedder(OPTIONS_FILE, WEIGHT_FILE, dropout=0.0, num_output_representations=2)
-    embedder = BasicTextFieldEmbedder(embedders)
     return EsimElmo.from_partial_objects(
         vocab=vocab,
-        text_field_embedder=embedder,
+        text_field_embedder=words_and_elmo(vocab, 6, elmo),
         encoder=Lazy(LstmSeq2SeqEncoder, constructor_extras={"hidden_size": H, "bidirectional": True}),
         projection_feedforward=Lazy(
             FeedForward,
@@ -75,18 +64,12 @@ def _model(vocab: Vocabulary, elmo: bool, elmo_at_output: bool, dropout: float =
     )
 
 
-def _batch(instances: List[Instance], vocab: Vocabulary):
-    batch = Batch(instances)
-    batch.index_instances(vocab)
-    return batch.as_tensor_dict()
-
-
 @pytest.mark.parametrize("elmo", [False, True])
 def test_forward_shapes_and_readable_output(elmo):
     instances = _instances(elmo)
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, elmo=elmo, elmo_at_output=elmo).eval()
-    output = model(**_batch(instances, vocab))
+    output = model(**tensor_batch(instances, vocab))
     assert output["label_logits"].shape == (4, 3)
     assert torch.allclose(output["label_probs"].sum(-1), torch.ones(4))
     assert output["loss"].dim() == 0 and output["loss"].item() > 0
@@ -119,7 +102,7 @@ def test_elmo_at_output_uses_the_second_mix_of_each_sentence():
         pooled["x"] = inputs[0]
 
     model.output_feedforward.register_forward_hook(keep_input)
-    tensors = _batch(instances, vocab)
+    tensors = tensor_batch(instances, vocab)
     model(**tensors)
     hyp_mix0, hyp_mix1 = elmo.representations(tensors["hypothesis"]["elmo"]["elmo_tokens"])
     hyp_mask = (tensors["hypothesis"]["elmo"]["elmo_tokens"] > 0).any(-1)
@@ -135,7 +118,7 @@ def test_output_mix_gets_gradients():
     instances = _instances(elmo=True)
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, elmo=True, elmo_at_output=True)
-    model(**_batch(instances, vocab))["loss"].backward()
+    model(**tensor_batch(instances, vocab))["loss"].backward()
     for k in (0, 1):
         grads = [p.grad for p in getattr(model._elmo_at_output.elmo, f"scalar_mix_{k}").scalar_parameters]
         assert all(g is not None for g in grads) and any(g.abs().sum() > 0 for g in grads)
@@ -154,7 +137,7 @@ def test_one_bilm_pass_per_sentence_serves_input_and_output():
     model = _model(vocab, elmo=True, elmo_at_output=True).eval()
     passes = []
     model._elmo_at_output.elmo.bilm.register_forward_hook(lambda *args: passes.append(1))
-    model(**_batch(instances, vocab))
+    model(**tensor_batch(instances, vocab))
     assert len(passes) == 2  # the premises, then the hypotheses (4 distinct sentences each)
 
 
@@ -189,7 +172,7 @@ def test_the_state_dict_lists_elmo_once_and_archives_with_it_twice_still_load():
     fresh = _model(vocab, elmo=True, elmo_at_output=True).eval()
     fresh.load_state_dict(old_state)  # strict, as AllenNLP's checks are
     assert fresh._elmo_at_output.elmo.scalar_mix_1.gamma.item() == 2.5
-    tensors = _batch(instances, vocab)
+    tensors = tensor_batch(instances, vocab)
     model.text_field_embedder.token_embedder_elmo.scalar_mix_1.gamma.data.fill_(2.5)
     assert torch.equal(fresh(**tensors)["label_logits"], model(**tensors)["label_logits"])
 
@@ -199,27 +182,24 @@ def test_elmo_at_output_must_read_the_models_own_embedder():
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, elmo=True, elmo_at_output=True)
     other = _model(vocab, elmo=True, elmo_at_output=True)
-    with pytest.raises(ConfigurationError, match="reads another text_field_embedder than the model's"):
-        EsimElmo(
+
+    def rebuilt_with(elmo_at_output: Union[ElmoAtOutput, bool]) -> EsimElmo:
+        """An ESIM of ``model``'s own embedder and layers, reading ELMo at the output through ``elmo_at_output``."""
+        return EsimElmo(
             vocab=vocab,
             text_field_embedder=model.text_field_embedder,
             encoder=model.encoder,
             projection_feedforward=model.projection_feedforward,
             inference_encoder=model.inference_encoder,
             output_feedforward=model.output_feedforward,
-            elmo_at_output=other._elmo_at_output,
+            elmo_at_output=elmo_at_output,
         )
+
+    with pytest.raises(ConfigurationError, match="reads another text_field_embedder than the model's"):
+        rebuilt_with(other._elmo_at_output)
     # The same embedder's ElmoAtOutput, or true (built here), is accepted.
     for choice in (model._elmo_at_output, True):
-        rebuilt = EsimElmo(
-            vocab=vocab,
-            text_field_embedder=model.text_field_embedder,
-            encoder=model.encoder,
-            projection_feedforward=model.projection_feedforward,
-            inference_encoder=model.inference_encoder,
-            output_feedforward=model.output_feedforward,
-            elmo_at_output=choice,
-        )
+        rebuilt = rebuilt_with(choice)
         assert isinstance(rebuilt._elmo_at_output, ElmoAtOutput)
         assert rebuilt._elmo_at_output.elmo is model.text_field_embedder.token_embedder_elmo
 
@@ -236,14 +216,7 @@ def test_loss_decreases_on_a_tiny_batch():
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, elmo=False, elmo_at_output=False, dropout=0.0)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-    tensors = _batch(instances, vocab)
-    losses = []
-    for _ in range(30):
-        optimizer.zero_grad()
-        loss = model(**tensors)["loss"]
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
+    losses = fit(model, tensor_batch(instances, vocab), optimizer, steps=30)
     assert losses[-1] < 0.3 * losses[0]
     assert model.get_metrics()["accuracy"] > 0.5
 
@@ -271,7 +244,7 @@ def test_matrix_attention_is_injectable():
     assert isinstance(model.matrix_attention, BilinearMatrixAttention)
     # The injected attention takes part: changing its weights changes the predictions.
     model.eval()
-    tensors = _batch(instances, vocab)
+    tensors = tensor_batch(instances, vocab)
     before = model(**tensors)["label_probs"]
     with torch.no_grad():
         model.matrix_attention._weight_matrix.normal_(std=3.0)

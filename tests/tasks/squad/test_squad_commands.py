@@ -1,7 +1,6 @@
 """Both SQuAD configs through the CLI: train on fixtures -> evaluate -> predict -> squad-predict,
 and squad-score on a predictions file worked out by hand."""
 
-import copy
 import json
 from pathlib import Path
 
@@ -12,11 +11,13 @@ from allennlp.predictors import Predictor
 from elmo_tasks.commands.squad_predict import gold_answers
 from elmo_tasks.tasks.squad.metric import score_predictions
 from tests.conftest import FIXTURES_ROOT, experiment_config, run_allennlp
-from tests.tasks.command_runs import train_experiment
+from tests.tasks.command_runs import baseline_and_elmo_configs, evaluate, train_experiment, without_elmo
 
 DEV = str(FIXTURES_ROOT / "squad" / "dev.json")
 TRAIN = str(FIXTURES_ROOT / "squad" / "train.json")
 ONE_EPOCH = json.dumps({"trainer.num_epochs": 1})
+# The configs as read for the cross-validation's fold 4 of 4 (ELMO_TASKS_FOLD).
+FOLD_4_OF_4 = {"ELMO_TASKS_FOLD": "4/4"}
 
 
 def _last_line(capsys) -> str:
@@ -37,9 +38,7 @@ def trained(request, tmp_path_factory) -> Path:
 def test_train_and_evaluate(trained):
     metrics = json.loads((trained / "run" / "metrics.json").read_text())
     assert 0.0 <= metrics["validation_f1"] <= 1.0 and metrics["training_loss"] > 0
-    out = trained / "test_metrics.json"
-    run_allennlp("evaluate", str(trained / "run" / "model.tar.gz"), DEV, "--output-file", str(out))
-    evaluated = json.loads(out.read_text())
+    evaluated = evaluate(trained, DEV, trained / "test_metrics.json")
     assert set(evaluated) >= {"em", "f1", "loss"} and 0.0 <= evaluated["em"] <= evaluated["f1"] <= 1.0
 
 
@@ -98,20 +97,13 @@ def test_squad_score_on_one_fold(tmp_path, capsys):
     assert _numbers(_last_line(capsys)) == (pytest.approx(20.0), pytest.approx(20.0))
 
 
-def _config(name: str, data: str) -> dict:
-    return experiment_config(f"squad_{name}", data, ELMO_TASKS_FOLD="4/4")
-
-
 @pytest.mark.parametrize("data", ["fixtures", "full"])
 def test_configs_differ_only_in_elmo(data):
-    baseline, elmo = _config("baseline", data), _config("elmo", data)
-    stripped = copy.deepcopy(elmo)
+    baseline, elmo = baseline_and_elmo_configs("squad", data, **FOLD_4_OF_4)
+    stripped, elmo_embedder = without_elmo(elmo)
     model = stripped["model"]
     assert model.pop("elmo_at_output") is True and baseline["model"].pop("elmo_at_output") is False
-    elmo_embedder = model["text_field_embedder"]["token_embedders"].pop("elmo")
     assert elmo_embedder["num_output_representations"] == 2 and elmo_embedder["dropout"] == 0.5
-    for reader in ("dataset_reader", "validation_dataset_reader"):
-        assert stripped[reader]["token_indexers"].pop("elmo") == {"type": "elmo_characters"}
     assert "regularizer" not in model  # lambda = 0
     assert stripped == baseline
     assert elmo["trainer"]["optimizer"] == {"type": "adadelta", "lr": 1.0, "rho": 0.95}
@@ -121,7 +113,7 @@ def test_configs_differ_only_in_elmo(data):
 
 
 def test_full_config_folds_never_share_an_article():
-    config = _config("elmo", "full")
+    config = experiment_config("squad_elmo", "full", **FOLD_4_OF_4)
     assert config["train_data_path"].endswith("xquad.en.json#folds-except=4,1/4")
     assert config["validation_data_path"].endswith("xquad.en.json#fold=1/4")
 

@@ -1,28 +1,22 @@
 """The SQuAD model (BiDAF + self-attention): train/save/load, span decoding, long passages, one biLM pass
 per passage, the answers' text, pinned numbers."""
 
-from typing import List
+from typing import List, Optional
 
 import pytest
 import torch
 from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError
-from allennlp.data import Batch, Instance, Vocabulary
-from allennlp.data.token_indexers import (
-    ELMoTokenCharactersIndexer,
-    SingleIdTokenIndexer,
-)
-from allennlp.modules.seq2seq_encoders import GruSeq2SeqEncoder
-from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
-from allennlp.modules.token_embedders import Embedding
+from allennlp.data import Instance, Vocabulary
+from allennlp.modules.seq2seq_encoders import GruSeq2SeqEncoder, Seq2SeqEncoder
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
-from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder
 from elmo_tasks.tasks.squad.model import BidafSelfAttention, best_spans
 from elmo_tasks.tasks.squad.reader import SquadV1Reader
-from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE
-from tests.tasks.experiment_case import ExperimentModelTestCase
+from tests.conftest import FIXTURES_ROOT
+from tests.tasks.experiment_case import BaselineAndElmoModelCase
+from tests.tasks.hand_built_models import fit, tensor_batch, token_indexers, words_and_elmo
 from tests.tasks.pinned_outputs import CASES, check_pinned
 
 DEV = FIXTURES_ROOT / "squad" / "dev.json"
@@ -53,47 +47,43 @@ TINY_SQUAD = {
 }
 
 
-class TestSquadModelCase(ExperimentModelTestCase):
+class TestSquadModelCase(BaselineAndElmoModelCase):
     """AllenNLP's model checks on the real SQuAD configs, shrunk, trained on the development sample."""
 
-    @pytest.mark.parametrize("variant", ["baseline", "elmo"])
-    def test_train_save_load_and_batch_consistency(self, variant):
-        self.check_experiment(f"squad_{variant}.jsonnet", TINY_SQUAD, gradients_to_ignore=ZERO_GRADIENT)
+    task = "squad"
+    overrides = TINY_SQUAD
+    gradients_to_ignore = ZERO_GRADIENT
 
 
 def _instances(elmo: bool) -> List[Instance]:
-    indexers = {"tokens": SingleIdTokenIndexer(lowercase_tokens=True)}
-    if elmo:
-        indexers["elmo"] = ELMoTokenCharactersIndexer()
-    reader = SquadV1Reader(token_indexers=indexers)
-    return [
-        reader.text_to_instance(q, PASSAGES[p], f"q{i}", [PASSAGES[p].index(a)], [a])
-        for i, (q, p, a) in enumerate(QUESTIONS)
-    ]
+    reader = SquadV1Reader(token_indexers=token_indexers(elmo))
+    instances = []
+    for i, (q, p, a) in enumerate(QUESTIONS):
+        instance = reader.text_to_instance(q, PASSAGES[p], f"q{i}", [PASSAGES[p].index(a)], [a])
+        assert instance is not None  # None only for an answer beyond a passage cap, and there is none
+        instances.append(instance)
+    return instances
 
 
-def _model(vocab: Vocabulary, elmo: bool, dropout: float = 0.0, hidden: int = 6) -> BidafSelfAttention:
-    embedders = {"tokens": Embedding(embedding_dim=5, vocab_namespace="tokens", vocab=vocab)}
-    if elmo:
-        embedders["elmo"] = ElmoTokenEmbedder(OPTIONS_FILE, WEIGHT_FILE, dropout=0.0, num_output_representations=2)
-    gru = Lazy(GruSeq2SeqEncoder, constructor_extras={"hidden_size": hidden, "bidirectional": True})
+def _model(
+    vocab: Vocabulary, elmo: bool, dropout: float = 0.0, hidden: int = 6, elmo_at_output: Optional[bool] = None
+) -> BidafSelfAttention:
+    """With ELMo (``elmo``) at the input, and at the output too unless ``elmo_at_output`` says otherwise."""
+    text_field_embedder = words_and_elmo(vocab, 5, elmo)
+    gru: Lazy[Seq2SeqEncoder] = Lazy(
+        GruSeq2SeqEncoder, constructor_extras={"hidden_size": hidden, "bidirectional": True}
+    )
     return BidafSelfAttention.from_partial_objects(
         vocab=vocab,
-        text_field_embedder=BasicTextFieldEmbedder(embedders),
+        text_field_embedder=text_field_embedder,
         phrase_layer=gru,
         residual_encoder=gru,
         span_start_encoder=gru,
         span_end_encoder=gru,
         attention_dim=8,
-        elmo_at_output=elmo,
+        elmo_at_output=elmo if elmo_at_output is None else elmo_at_output,
         dropout=dropout,
     )
-
-
-def _tensors(instances: List[Instance], vocab: Vocabulary):
-    batch = Batch(instances)
-    batch.index_instances(vocab)
-    return batch.as_tensor_dict()
 
 
 def test_best_span_is_the_brute_force_argmax_within_the_length_limit():
@@ -123,21 +113,9 @@ def test_best_span_hand_worked():
 
 
 def test_elmo_at_output_needs_two_representations():
-    instances = _instances(elmo=False)
-    vocab = Vocabulary.from_instances(instances)
-    gru = Lazy(GruSeq2SeqEncoder, constructor_extras={"hidden_size": 4, "bidirectional": True})
-    embedder = BasicTextFieldEmbedder({"tokens": Embedding(embedding_dim=5, vocab_namespace="tokens", vocab=vocab)})
+    vocab = Vocabulary.from_instances(_instances(elmo=False))
     with pytest.raises(ConfigurationError, match="squad_model: elmo_at_output=true needs a 'fast_elmo'"):
-        BidafSelfAttention.from_partial_objects(
-            vocab=vocab,
-            text_field_embedder=embedder,
-            phrase_layer=gru,
-            residual_encoder=gru,
-            span_start_encoder=gru,
-            span_end_encoder=gru,
-            attention_dim=8,
-            elmo_at_output=True,
-        )
+        _model(vocab, elmo=False, elmo_at_output=True)
 
 
 def test_learns_the_training_questions():
@@ -145,14 +123,10 @@ def test_learns_the_training_questions():
     instances = _instances(elmo=False)
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, elmo=False, hidden=12)
-    tensors = _tensors(instances, vocab)
+    tensors = tensor_batch(instances, vocab)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
     model.get_metrics(reset=True)
-    for _ in range(60):
-        optimizer.zero_grad()
-        loss = model(**tensors)["loss"]
-        loss.backward()
-        optimizer.step()
+    fit(model, tensors, optimizer, steps=60)
     model.get_metrics(reset=True)
     model.eval()
     output = model.make_output_human_readable(model(**tensors))
@@ -168,10 +142,10 @@ def test_shared_passages_are_encoded_once_and_give_the_same_answers(elmo):
     model = _model(vocab, elmo).eval()
     seen_rows = []
     model.phrase_layer.register_forward_hook(lambda module, args, out: seen_rows.append(args[0].size(0)))
-    together = model.make_output_human_readable(model(**_tensors(instances, vocab)))
+    together = model.make_output_human_readable(model(**tensor_batch(instances, vocab)))
     assert seen_rows == [5, 2]  # the questions, then the two distinct passages
     for index, instance in enumerate(instances):
-        alone = model.make_output_human_readable(model(**_tensors([instance], vocab)))
+        alone = model.make_output_human_readable(model(**tensor_batch([instance], vocab)))
         length = len(instance["passage"].tokens)
         for key in ("span_start_probs", "span_end_probs"):
             assert torch.allclose(together[key][index, :length], alone[key][0, :length], atol=1e-5)
@@ -182,7 +156,7 @@ def test_human_readable_answers_are_the_passage_text_of_the_best_spans():
     instances = _instances(elmo=False)
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, elmo=False).eval()
-    output = model(**_tensors(instances, vocab))
+    output = model(**tensor_batch(instances, vocab))
     assert "best_span_str" not in output  # forward gives tensors (and the metadata they are read with)
     readable = model.make_output_human_readable(output)
     assert readable["question_id"] == [f"q{i}" for i in range(len(QUESTIONS))]
@@ -210,7 +184,7 @@ def test_frozen_bilm_runs_once_per_distinct_passage_per_epoch():
     bilm = model._elmo_at_output.elmo.bilm
     rows_through_bilm = []
     bilm.register_forward_hook(lambda module, args, out: rows_through_bilm.append(args[0].size(0)))
-    tensors = _tensors(instances, vocab)
+    tensors = tensor_batch(instances, vocab)
     model(**tensors)
     assert sum(rows_through_bilm) == 5 + 2  # five distinct questions, two distinct passages
     model(**tensors)  # a second epoch: everything comes from the cache
@@ -243,7 +217,7 @@ def test_long_passage_memory_grows_only_with_the_attention_matrix():
     vocab = Vocabulary.from_instances([instance])
     model = _model(vocab, elmo=False).eval()
     with torch.no_grad(), LargestTensor() as watch:
-        output = model(**_tensors([instance], vocab))
+        output = model(**tensor_batch([instance], vocab))
     largest = watch.largest_bytes
     output = model.make_output_human_readable(output)
     attention_matrix = length * length * 4  # one float32 passage x passage matrix

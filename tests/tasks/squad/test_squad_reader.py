@@ -3,7 +3,7 @@
 import json
 import logging
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import pytest
 from allennlp.common.checks import ConfigurationError
@@ -35,6 +35,13 @@ def _qa(qid: str, question: str, *answers: tuple) -> Dict[str, Any]:
     return {"id": qid, "question": question, "answers": [{"text": t, "answer_start": s} for t, s in answers]}
 
 
+def _write_passage(tmp_path: Path, context: str, questions: List[Tuple[str, str, List[str]]]) -> str:
+    """A file of one article of one passage, ``context``; each question's gold answers, given as
+    (id, question, answer texts), at the first place in ``context`` where their text stands."""
+    qas = [_qa(qid, question, *((text, context.index(text)) for text in texts)) for qid, question, texts in questions]
+    return _write(tmp_path, [_article("t", context, qas)])
+
+
 def _span_text(instance) -> str:
     meta = instance["metadata"].metadata
     offsets = meta["token_offsets"]
@@ -54,19 +61,10 @@ def test_fixture_spans_cut_the_gold_answer_out_of_the_passage():
 
 
 def test_misaligned_answer_uses_the_covering_span_and_is_counted(tmp_path, caplog):
-    context = "Sales rose in the 1990s and fell in 2001."
-    path = _write(
+    path = _write_passage(
         tmp_path,
-        [
-            _article(
-                "t",
-                context,
-                [
-                    _qa("q1", "When did sales rise?", ("1990", context.index("1990"))),
-                    _qa("q2", "When did they fall?", ("2001", context.index("2001"))),
-                ],
-            )
-        ],
+        "Sales rose in the 1990s and fell in 2001.",
+        [("q1", "When did sales rise?", ["1990"]), ("q2", "When did they fall?", ["2001"])],
     )
     with caplog.at_level(logging.INFO):
         instances = list(SquadV1Reader().read(path))
@@ -76,25 +74,10 @@ def test_misaligned_answer_uses_the_covering_span_and_is_counted(tmp_path, caplo
 
 
 def test_several_gold_answers_all_kept_majority_span_is_the_target(tmp_path):
-    context = "The Panthers beat the Denver Broncos in Santa Clara."
-    path = _write(
+    path = _write_passage(
         tmp_path,
-        [
-            _article(
-                "t",
-                context,
-                [
-                    _qa(
-                        "q",
-                        "Who lost?",
-                        ("Broncos", context.index("Broncos")),
-                        ("Denver Broncos", context.index("Denver")),
-                        ("the Denver Broncos", context.index("the Denver")),
-                        ("Denver Broncos", context.index("Denver")),
-                    )
-                ],
-            )
-        ],
+        "The Panthers beat the Denver Broncos in Santa Clara.",
+        [("q", "Who lost?", ["Broncos", "Denver Broncos", "the Denver Broncos", "Denver Broncos"])],
     )
     instance = list(SquadV1Reader().read(path))[0]
     assert _span_text(instance) == "Denver Broncos"
@@ -107,20 +90,10 @@ def test_several_gold_answers_all_kept_majority_span_is_the_target(tmp_path):
 
 
 def test_passage_cap_truncates_and_skips_unreachable_answers(tmp_path, caplog):
-    context = "one two three four five six seven eight"
-    path = _write(
+    path = _write_passage(
         tmp_path,
-        [
-            _article(
-                "t",
-                context,
-                [
-                    _qa("near", "q?", ("two", context.index("two"))),
-                    _qa("far", "q?", ("eight", context.index("eight"))),
-                    _qa("both", "q?", ("seven", context.index("seven")), ("three", context.index("three"))),
-                ],
-            )
-        ],
+        "one two three four five six seven eight",
+        [("near", "q?", ["two"]), ("far", "q?", ["eight"]), ("both", "q?", ["seven", "three"])],
     )
     with caplog.at_level(logging.INFO):
         instances = list(SquadV1Reader(passage_length_limit=4).read(path))

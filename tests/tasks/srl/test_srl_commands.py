@@ -12,6 +12,7 @@ from allennlp.predictors import Predictor
 from elmo_tasks.tasks.srl.metric import score_props
 from elmo_tasks.tasks.srl.props import read_props
 from tests.conftest import FIXTURES_ROOT, run_allennlp
+from tests.tasks.command_runs import evaluate_span_f1, train_span_tagger
 
 SRL = FIXTURES_ROOT / "srl"
 TEST = str(SRL / "conll2005_test.txt")
@@ -19,16 +20,8 @@ TEST = str(SRL / "conll2005_test.txt")
 
 @pytest.fixture(scope="module", params=["srl_baseline", "srl_elmo"])
 def archive(request, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp(request.param) / "run"
-    run_allennlp(
-        "train", f"experiments/{request.param}.jsonnet", "-s", str(out), "-o", json.dumps({"trainer.num_epochs": 2})
-    )
-    metrics = json.loads((out / "metrics.json").read_text())
-    assert "best_validation_f1-measure-overall" in metrics
-    config = json.loads((out / "config.json").read_text())
-    has_elmo = "elmo" in config["model"]["text_field_embedder"]["token_embedders"]
-    assert has_elmo == (request.param == "srl_elmo")
-    return out / "model.tar.gz"
+    archive, _config = train_span_tagger(tmp_path_factory, request.param, json.dumps({"trainer.num_epochs": 2}))
+    return archive
 
 
 def _last_line(*args: str) -> str:
@@ -39,11 +32,7 @@ def _last_line(*args: str) -> str:
 
 
 def test_evaluate_reports_srl_eval_f1(archive, tmp_path):
-    output = tmp_path / "eval.json"
-    run_allennlp("evaluate", str(archive), TEST, "--output-file", str(output))
-    metrics = json.loads(output.read_text())
-    for key in ("precision-overall", "recall-overall", "f1-measure-overall", "loss"):
-        assert key in metrics
+    evaluate_span_f1(archive, TEST, tmp_path / "eval.json")
 
 
 def test_predict_raw_sentences_and_dataset_files(archive, tmp_path):

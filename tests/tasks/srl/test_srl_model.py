@@ -5,11 +5,7 @@ from typing import List
 import pytest
 import torch
 from allennlp.common import Params
-from allennlp.data import Batch, Instance, Vocabulary
-from allennlp.data.token_indexers import (
-    ELMoTokenCharactersIndexer,
-    SingleIdTokenIndexer,
-)
+from allennlp.data import Instance, Vocabulary
 from allennlp.models import Model
 
 from elmo_tasks.modules import find_elmo_embedder
@@ -17,7 +13,8 @@ from elmo_tasks.tasks.srl import SrlConllReader, SrlElmo, SrlPredictor, names
 from elmo_tasks.tasks.srl.model import describe
 from elmo_tasks.tasks.srl.verbs import guess_verbs
 from tests.conftest import FIXTURES_ROOT
-from tests.tasks.experiment_case import ExperimentModelTestCase, tiny_bilm_embedder
+from tests.tasks.experiment_case import BaselineAndElmoModelCase
+from tests.tasks.hand_built_models import fit, tensor_batch, token_indexers, words_and_elmo_config
 
 TRAIN = str(FIXTURES_ROOT / "srl" / "conll2005_train.txt")
 
@@ -31,30 +28,23 @@ TINY_SRL = {
 }
 
 
-class TestSrlModelCase(ExperimentModelTestCase):
+class TestSrlModelCase(BaselineAndElmoModelCase):
     """AllenNLP's model checks on the real SRL configs, shrunk to 8-d layers."""
 
-    @pytest.mark.parametrize("variant", ["baseline", "elmo"])
-    def test_train_save_load_and_batch_consistency(self, variant):
-        self.check_experiment(f"srl_{variant}.jsonnet", TINY_SRL)
+    task = "srl"
+    overrides = TINY_SRL
 
 
 def _reader(elmo: bool) -> SrlConllReader:
-    indexers = {"tokens": SingleIdTokenIndexer(lowercase_tokens=True)}
-    if elmo:
-        indexers["elmo"] = ELMoTokenCharactersIndexer()
-    return SrlConllReader(token_indexers=indexers)
+    return SrlConllReader(token_indexers=token_indexers(elmo))
 
 
 def _model(vocab: Vocabulary, elmo: bool, hidden: int = 16) -> SrlElmo:
-    embedders = {"tokens": {"type": "embedding", "embedding_dim": 16}}
-    if elmo:
-        embedders["elmo"] = tiny_bilm_embedder()
     params = Params(
         {
             "type": names.MODEL,
             "predicate_embedding_dim": 8,
-            "text_field_embedder": {"token_embedders": embedders},
+            "text_field_embedder": {"token_embedders": words_and_elmo_config(elmo)},
             "encoder": {"type": "alternating_lstm", "hidden_size": hidden, "num_layers": 2},
         }
     )
@@ -71,9 +61,7 @@ def _instances(reader: SrlConllReader) -> List[Instance]:
 
 
 def _run(model: Model, instances: List[Instance], vocab: Vocabulary):
-    batch = Batch(instances)
-    batch.index_instances(vocab)
-    return model(**batch.as_tensor_dict())
+    return model(**tensor_batch(instances, vocab))
 
 
 def test_encoder_input_is_embedder_plus_predicate_embedding():
@@ -153,14 +141,11 @@ def test_loss_goes_down_on_a_tiny_batch(elmo):
     instances = _instances(reader)
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, elmo)
-    batch = instances[:6]
+    tensors = tensor_batch(instances[:6], vocab)
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=0.02)
-    first = _run(model, batch, vocab)["loss"].item()
-    for _ in range(25):
-        optimizer.zero_grad()
-        _run(model, batch, vocab)["loss"].backward()
-        optimizer.step()
-    last = _run(model, batch, vocab)["loss"].item()
+    first = model(**tensors)["loss"].item()
+    fit(model, tensors, optimizer, steps=25)
+    last = model(**tensors)["loss"].item()
     # Untrained: ~ln(number of tags) per token; fitting six sentences takes it far below that.
     assert last < 0.3 * first, (first, last)
 
@@ -171,12 +156,9 @@ def test_predictor_labels_given_or_guessed_verbs():
     instances = _instances(reader)
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, False, hidden=32)
-    batch = instances[:2]  # "The cat chased the mouse ." and "The dog chased the ball yesterday ."
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.02)
-    for _ in range(60):
-        optimizer.zero_grad()
-        _run(model, batch, vocab)["loss"].backward()
-        optimizer.step()
+    # "The cat chased the mouse ." and "The dog chased the ball yesterday ."
+    tensors = tensor_batch(instances[:2], vocab)
+    fit(model, tensors, torch.optim.Adam(model.parameters(), lr=0.02), steps=60)
     model.eval()
     predictor = SrlPredictor(model, reader)
     result = predictor.predict_json({"sentence": "The cat chased the mouse.", "verbs": [2]})

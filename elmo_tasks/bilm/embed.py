@@ -22,7 +22,7 @@ from elmo_tasks.bilm.sentence_file import (
     check_sentence_file,
     refuse_same_file,
 )
-from elmo_tasks.cli_options import add_option
+from elmo_tasks.cli_options import add_option, add_thread_options
 from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_workers
 from elmo_tasks.wording import counted
 
@@ -72,15 +72,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     )
     add_option(parser, "--batch-size", type=int, default=64, help="sentences per batch")
     add_option(parser, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
-    parser.add_argument(
-        "--threads",
-        type=int,
-        help="torch threads of one process (default: OMP_NUM_THREADS if set, else 1; see --workers)",
-    )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        help="processes that embed batches side by side, one thread each (default: one per core, or 1 when "
+    add_thread_options(
+        parser,
+        "processes that embed batches side by side, one thread each (default: one per core, or 1 when "
         "--threads or OMP_NUM_THREADS is set, with --stateful, or on a GPU); the output is the same for any number",
     )
     parser.add_argument(

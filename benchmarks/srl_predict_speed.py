@@ -50,7 +50,7 @@ def paper_size_model(sentences) -> Model:
         vocab.add_token_to_namespace(tag, "srl_roles")
     params = Params(
         {
-            "type": "srl_elmo",
+            "type": "srl_model",
             "predicate_embedding_dim": 100,
             "text_field_embedder": {
                 "token_embedders": {

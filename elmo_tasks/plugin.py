@@ -16,4 +16,4 @@ from elmo_tasks.threads import apply_thread_policy
 apply_defaults()
 apply_thread_policy()
 
-from elmo_tasks import commands, modules, tasks, tokenization  # noqa: E402,F401  (registration is the point)
+from elmo_tasks import commands, modules, tasks, tokenization, training  # noqa: E402,F401  (registration is the point)

@@ -14,8 +14,9 @@
 // - Data: the CoNLL-2012 training split is not available; `full` trains on the dev file minus
 //   a held-out tenth of its documents (model selection on that tenth) and reports on test.
 //   343 instead of 2,802 training documents: absolute numbers are not comparable.
-// - No pretrained word vectors (GloVe/Turian are not available): 300-d vectors trained from
-//   scratch on far less text, which hurts the baseline most.
+// - Word vectors only through ELMO_TASKS_WORD_VECTORS (one file: Lee et al.'s Turian vectors are not
+//   added to GloVe; docs/WORD_VECTORS.md); without it, 300-d vectors trained from scratch on far
+//   less text, which hurts the baseline most.
 // - K = 50 antecedents instead of 250 and 30 epochs with patience 5 (2 CPU cores); K = 50
 //   covers most gold antecedents since kept spans are ordered and nearby (override with
 //   -o '{"model.max_antecedents": 250}').
@@ -42,7 +43,7 @@ local data = if common.full_data then {
 local max_span_width = 10;
 
 local reader(elmo, max_sentences) = {
-  type: 'conll2012_coref',
+  type: 'coref_reader',
   max_span_width: max_span_width,
   [if max_sentences != null then 'max_sentences']: max_sentences,
   token_indexers: {
@@ -62,7 +63,7 @@ local reader(elmo, max_sentences) = {
     train_data_path: data.train,
     validation_data_path: data.validation,
     model: {
-      type: 'coref_elmo',
+      type: 'coref_model',
       text_field_embedder: {
         token_embedders: {
           // Lee et al. keep the pretrained vectors fixed

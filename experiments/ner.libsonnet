@@ -42,7 +42,7 @@ local hidden = 200;
                    datasets_for_vocab_creation: ['train'], vocabulary: { min_count: { tokens: 2 } },
                  }, $.data.test) + {
     dataset_reader: {
-      type: 'conll2003',
+      type: 'ner_reader',  // AllenNLP's conll2003 reader, with errors that name the file and line
       tag_label: 'ner',
       convert_to_coding_scheme: 'BIOUL',  // the files are IOB1
       token_indexers: {
@@ -53,7 +53,7 @@ local hidden = 200;
     train_data_path: $.data.train,
     validation_data_path: $.data.validation,
     model: {
-      type: 'elmo_crf_tagger',
+      type: 'ner_model',
       label_encoding: 'BIOUL',
       dropout: 0.5,
       text_field_embedder: {

@@ -17,8 +17,8 @@
 //   `#train`), select the model on that tenth (`#holdout`; split by premise, see
 //   elmo_tasks/tasks/snli/reader.py) and report on SNLI test (`data.test`, which
 //   scripts/reproduce.py evaluates). docs/DATA.md lists the files.
-// Deviation from the paper: no pretrained GloVe vectors are available here, so the word embeddings
-//   are trained from scratch (on lowercased tokens) in both variants.
+// Word vectors: ELMO_TASKS_WORD_VECTORS (docs/WORD_VECTORS.md), in both variants; without it the
+//   word embeddings are trained from scratch on lowercased tokens.
 // Sizes: `dim` below is every layer's width. Input sizes are derived by the model, so one `-o`
 //   changes one size, e.g. -o '{"model.encoder.hidden_size": 64}'.
 local common = import 'common.libsonnet';
@@ -46,7 +46,7 @@ local snli_dir = common.shared_data + '/snli/';
   config(elmo, elmo_at_output=false):: common.task_base + common.bucket_loaders(32)
                                        + common.word_vocabulary({}, $.data.test) + {
     dataset_reader: {
-      type: 'snli_jsonl',
+      type: 'snli_reader',
       tokenizer: { type: 'spacy_blank' },
       token_indexers: { tokens: common.word_indexer(lowercase=true, lowercase_with_vectors=false) }
                       + common.elmo_indexers(elmo),
@@ -54,7 +54,7 @@ local snli_dir = common.shared_data + '/snli/';
     train_data_path: $.data.train,
     validation_data_path: $.data.validation,
     model: {
-      type: 'esim_elmo',
+      type: 'snli_model',
       dropout: dropout,
       elmo_at_output: elmo && elmo_at_output,
       text_field_embedder: {
@@ -64,7 +64,7 @@ local snli_dir = common.shared_data + '/snli/';
       encoder: { type: 'lstm', hidden_size: dim, bidirectional: true },
       projection_feedforward: { hidden_dims: dim, num_layers: 1, activations: 'relu' },
       inference_encoder: { type: 'lstm', hidden_size: dim, bidirectional: true },
-      output_feedforward: { hidden_dims: dim, num_layers: 1, activations: 'tanh', dropout: dropout },
+      output_feedforward: { hidden_dims: dim, num_layers: 1, activations: 'relu', dropout: dropout },
       initializer: {
         regexes: [
           ['.*_feedforward.*weight', { type: 'xavier_uniform' }],
@@ -84,6 +84,10 @@ local snli_dir = common.shared_data + '/snli/';
       patience=if full then 5 else 6,
       validation_metric='+accuracy',
       grad_norm=10.0,
-    ),
+    ) + {
+      // halved whenever validation accuracy does not improve (the paper; allennlp-models' ESIM), by
+      // AllenNLP's reduce_on_plateau under the name that works on torch 2.14 (README, registered names)
+      learning_rate_scheduler: { type: 'reduce_lr_on_plateau', factor: 0.5, mode: 'max', patience: 0 },
+    },
   },
 }

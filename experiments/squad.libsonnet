@@ -24,8 +24,8 @@
 //   of the weights (decay 0.999; AllenNLP ramps the decay up over the first steps), the best span
 //   by p(start) * p(end) with at most 17 tokens, passages capped at 400 tokens in training only.
 // Deviations:
-//   - no pretrained GloVe (unavailable here): 100-d word embeddings trained from scratch on
-//     lowercased tokens (the paper: fixed 300-d GloVe), vocabulary from the training data only;
+//   - without ELMO_TASKS_WORD_VECTORS (docs/WORD_VECTORS.md; the paper: fixed 300-d GloVe), 100-d
+//     word embeddings trained from scratch on lowercased tokens, vocabulary from the training data only;
 //   - with ELMO_TASKS_DATA=full on XQuAD: ~600 training questions instead of ~87,600, one gold
 //     answer per test question instead of three, at most 30 epochs with patience 8.
 // Cost per epoch, baseline and ELMo: docs/BENCHMARKS.md, "Experiment run times". The biLM runs once
@@ -57,7 +57,7 @@ local gru = if full then 100 else 8;
 local attention_dim = if full then 200 else 16;
 
 local reader(elmo, passage_length_limit) = {
-  type: 'squad_v1',
+  type: 'squad_reader',
   tokenizer: { type: 'spacy_blank' },
   token_indexers: {
     tokens: common.word_indexer(lowercase=true, lowercase_with_vectors=false),
@@ -79,7 +79,7 @@ local bigru = { type: 'gru', hidden_size: gru, bidirectional: true };
     train_data_path: data.train,
     validation_data_path: data.validation,
     model: {
-      type: 'bidaf_self_attention',
+      type: 'squad_model',
       text_field_embedder: {
         token_embedders: {
           tokens: common.word_embedder(word_dim, trainable_with_vectors=false),

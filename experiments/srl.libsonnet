@@ -20,8 +20,8 @@
 // batches of 80 predicates, Adadelta (rho 0.95, eps 1e-6), gradient norm clipped at 1.0,
 // constrained Viterbi decoding, model selection on dev F1.
 // Deviations:
-//   - no pretrained GloVe vectors (not available here): 100-d word embeddings trained from scratch
-//     on lowercased words, in both variants;
+//   - without ELMO_TASKS_WORD_VECTORS (docs/WORD_VECTORS.md; the paper: 100-d GloVe), 100-d word
+//     embeddings trained from scratch on lowercased words, in both variants;
 //   - He et al. trained for 500 epochs; a CPU gets through far fewer (cost per epoch:
 //     docs/BENCHMARKS.md, "Experiment run times"), so `num_epochs` is 10 (patience 3) and absolute
 //     F1 is below the paper's;
@@ -74,7 +74,7 @@ local layers = if full then 8 else 2;
   config(elmo):: common.task_base + common.bucket_loaders(if full then 80 else 8)
                  + common.word_vocabulary({ datasets_for_vocab_creation: ['train'] }, data.test) + {
     dataset_reader: {
-      type: 'srl_conll',
+      type: 'srl_reader',
       data_format: dataset,
       // lowercased like the paper's 100-d GloVe 6B vectors
       token_indexers: { tokens: common.word_indexer(lowercase=true) } + common.elmo_indexers(elmo),
@@ -82,7 +82,7 @@ local layers = if full then 8 else 2;
     train_data_path: data.train,
     validation_data_path: data.validation,
     model: {
-      type: 'srl_elmo',
+      type: 'srl_model',
       predicate_embedding_dim: predicate_dim,
       text_field_embedder: {
         token_embedders: { tokens: common.word_embedder(word_dim, trainable_with_vectors=true) }

@@ -14,8 +14,8 @@
 //   sizes are derived by the model, so one `-o` changes one size, e.g.
 //   -o '{"model.encoder.hidden_size": 64}'.
 // Deviations from the paper's BCN recipe, to fit a 2-core CPU and this machine's resources:
-//   - no pretrained GloVe (unavailable here): 300-d word embeddings trained from scratch on
-//     lowercased tokens (GloVe 840B is cased and fixed);
+//   - without ELMO_TASKS_WORD_VECTORS (docs/WORD_VECTORS.md; the paper: GloVe 840B, cased and
+//     fixed), 300-d word embeddings trained from scratch on lowercased tokens;
 //   - the head is a ReLU feedforward (AllenNLP FeedForward) instead of maxout layers;
 //   - at most 20 epochs with patience 5 on dev accuracy.
 // Timings: docs/BENCHMARKS.md, "Experiment run times".
@@ -39,7 +39,7 @@ local head_dim = if full then 600 else 32;
   },
 
   local reader(elmo, phrases) = {
-    type: 'sst_ptb_trees',
+    type: 'sst5_reader',
     phrases: phrases,
     token_indexers: { tokens: common.word_indexer(lowercase=true, lowercase_with_vectors=false) }
                     + common.elmo_indexers(elmo),
@@ -53,12 +53,14 @@ local head_dim = if full then 600 else 32;
     train_data_path: $.data.train,
     validation_data_path: $.data.validation,
     model: {
-      type: 'biattentive_classifier',
+      type: 'sst5_model',
       num_classes: 5,
       text_field_embedder: {
         token_embedders: { tokens: common.word_embedder(word_dim, trainable_with_vectors=false) }
-                         + common.elmo_embedders(elmo, 2),
+                         + common.elmo_embedders(elmo, 2, dropout=0.0),
       },
+      // ELMo is dropped out once per mix, by the model: the input mix with the word embeddings
+      // (embedding_dropout), the output mix on the pooled vector (integrator_dropout).
       embedding_dropout: 0.5,
       // Input sizes are filled in by the model (word_dim + the biLM's output dim, then each
       // layer's output; the integrator reads [X; X - Y; X * Y]).

@@ -96,6 +96,11 @@ def _parser() -> argparse.ArgumentParser:
         help="JSON object of config overrides for every run, on top of the budget's (dotted keys, as `allennlp "
         "train -o`); recorded with the results",
     )
+    add(
+        "--word-vector-algorithm",
+        choices=("word2vec", "fasttext"),
+        help="for a budget that builds its own word vectors (mini): this algorithm instead of the budget's",
+    )
     add("--runs-dir", help="default: runs/<budget>")
     add("--records-dir", help="default: docs/results/records/<budget> for mini and paper, else in runs")
     add("--results", help="the report (default: docs/RESULTS.md for mini, else in the runs dir)")

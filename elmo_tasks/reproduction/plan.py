@@ -3,7 +3,7 @@ biLM each run gets (what makes two runs of the same variant and seed the same ru
 
 import argparse
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional
 
@@ -11,6 +11,7 @@ from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.commands import ROOT
 from elmo_tasks.reproduction.specs import Variant
 from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.word_vectors import VECTORS_VARIABLE, vectors_settings
 
 FINETUNE_CONFIG = "experiments/bilm_finetune.jsonnet"
 
@@ -110,6 +111,9 @@ class Plan:
             if os.environ.get(name, DEFAULTS[name]) != DEFAULTS[name]
         }
         env.update(TASKS[task].budgets[self.budget].env)
+        vectors = self.word_vectors(task)
+        if vectors is not None:  # the budget's own vectors, built before the first run that reads them
+            env[VECTORS_VARIABLE] = vectors["file"]
         env.update(variant.env)
         if variant.analysis is not None and variant.analysis.bilm_finetuning:  # the biLM this invocation makes
             export = self.finetuned_bilm_dir(task) / "run" / "elmo"
@@ -127,6 +131,9 @@ class Plan:
             "overrides": self.overrides(task, variant),
             "env": self.env(task, split, variant),
         }
+        vectors = self.word_vectors(task)
+        if vectors is not None:
+            settings["word_vectors"] = vectors
         if variant.config == TASKS[task].configs["elmo"]:  # baselines read no biLM
             settings["bilm_weights_sha256"] = configs.bilm_weights_sha256()
         if variant.analysis is not None and variant.analysis.bilm_finetuning:  # made from that biLM by this recipe
@@ -139,6 +146,16 @@ class Plan:
         config = configs.resolved_config(settings["config"], settings["data"], settings["overrides"], settings["env"])
         settings["config_sha256"] = configs.config_fingerprint(config)
         return settings
+
+    def word_vectors(self, task: str) -> Optional[Dict[str, Any]]:
+        """The settings of the word vectors the budget builds for ``task`` (``--word-vector-algorithm``
+        replaces the budget's algorithm), or None when it builds none."""
+        recipe = TASKS[task].budgets[self.budget].word_vectors
+        if recipe is None:
+            return None
+        if self.args.word_vector_algorithm:
+            recipe = replace(recipe, options=replace(recipe.options, algorithm=self.args.word_vector_algorithm))
+        return vectors_settings(recipe, task, self.data(task))
 
     def finetuned_bilm_dir(self, task: str) -> Path:
         return self.runs_dir / task / "bilm_finetuned"

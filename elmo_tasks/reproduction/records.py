@@ -15,7 +15,7 @@ from elmo_tasks.reproduction.tasks import TASKS
 Record = Dict[str, Any]
 RECORD_VERSION = 2
 # What decides the model a run trains besides its resolved config (config_sha256) and seed.
-TWIN_KEYS = ("config_sha256", "data", "env", "bilm_weights_sha256", "bilm_finetuning", "train_share")
+TWIN_KEYS = ("config_sha256", "data", "env", "bilm_weights_sha256", "bilm_finetuning", "word_vectors", "train_share")
 _MISSING = object()
 
 

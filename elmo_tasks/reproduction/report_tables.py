@@ -21,6 +21,7 @@ from elmo_tasks.reproduction.report_values import (
 )
 from elmo_tasks.reproduction.specs import Split
 from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.word_vectors import describe
 
 OUTDATED_NOTE = (
     "†: some of these runs were made with an earlier config or biLM than the current ones (each record holds the "
@@ -32,6 +33,10 @@ IMPROVING_NOTE = (
     "them (each task's section gives every run's best epoch); baseline and ELMo train for the same number of "
     "epochs."
 )
+WORD_VECTORS_NOTE = (
+    "Word vectors: what the word embedding of both models started from: none (learned from the training data "
+    "alone), ours (trained by the harness on the biLM's corpus, docs/WORD_VECTORS.md) or the file named."
+)
 BILM_NOTE = (
     "biLM: the start of the sha256 of the weights file the ELMo runs read (the shipped biLM is replaced in "
     "place when a better one is trained, so runs name it by content)"
@@ -42,12 +47,12 @@ def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
     """The paper's Table 1 beside ours, a row per task, and the notes its marks call for."""
     lines = [
         "| Task | Metric | Paper baseline | Paper ELMo | Paper error reduction | Our baseline | Our ELMo "
-        "| Our error reduction | Seeds | biLM | Trained on |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| Our error reduction | Seeds | biLM | Word vectors | Trained on |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [_table_1_row(records, task, budget) for task in TASKS]
     named = [f"`{sha}`: {name}" for sha, name in shipped_bilm_names().items() if any(sha in line for line in lines)]
-    lines += ["", BILM_NOTE + ("; " + "; ".join(named) if named else "") + "."]
+    lines += ["", WORD_VECTORS_NOTE, "", BILM_NOTE + ("; " + "; ".join(named) if named else "") + "."]
     if any(OUTDATED_MARK in line for line in lines):
         lines += ["", OUTDATED_NOTE]
     if any(IMPROVING_MARK in line for line in lines):
@@ -72,7 +77,7 @@ def _table_1_row(records: List[Record], task: str, budget: Optional[str]) -> str
         f"{error_reduction(paper['baseline'], paper['elmo']):.1f}% | "
         f"{marked_improving(marked(mean_std(base), base_records), base_records)} | "
         f"{marked_improving(marked(mean_std(elmo), elmo_records), elmo_records)} | "
-        f"{ours} | {seeds} | {bilms} | {trained_on} |"
+        f"{ours} | {seeds} | {bilms} | {describe(base_records + elmo_records)} | {trained_on} |"
     )
 
 

@@ -15,6 +15,7 @@ from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
 from elmo_tasks.reproduction.progress import Progress
 from elmo_tasks.reproduction.records import Record, build_record, save_record, save_run_record
 from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.word_vectors import prepare_word_vectors
 
 # What a training step prints about the run directory it finds.
 STEP_MESSAGES = {
@@ -67,7 +68,10 @@ def _train_and_evaluate(plan: Plan, job: Job, settings: Dict[str, Any], step: St
     paths = plan.paths(job)
     seed = plan.args.seed_base + job.seed_index
     env = configs.run_env(settings["data"], seed, settings["env"])
-    commands = []
+    commands, built = [], {}
+    if "word_vectors" in settings:
+        built = {"word_vectors_built": prepare_word_vectors(settings["word_vectors"])}
+        commands.append(built["word_vectors_built"]["command"])
     if "bilm_finetuning" in settings:
         recipe, start_sha = settings["bilm_finetuning"], settings["bilm_weights_sha256"]
         commands.append(prepare_finetuned_bilm(plan, job.task, recipe, start_sha))
@@ -81,6 +85,7 @@ def _train_and_evaluate(plan: Plan, job: Job, settings: Dict[str, Any], step: St
         "train_seconds": round(train_seconds, 1),
         "evaluate_seconds": round(evaluate_seconds, 1),
         "evaluated_at": started,
+        **built,
         **commit,
     }
     return build_record(job.task, job.variant, job.seed_index, seed, paths.run_dir, settings, base)

@@ -8,10 +8,23 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from elmo_tasks.config_defaults import ELMO_EMBEDDER_PATH as ELMO
+from elmo_tasks.word_vectors.options import WordVectorOptions
 
 # `allennlp train -o` overrides: dotted keys of the config, values as JSON gives them (lists, not tuples,
 # so that they compare equal to the overrides a record read back holds).
 Overrides = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class WordVectorRecipe:
+    """Static word vectors that the harness trains (``allennlp build-word-vectors``) for a budget's runs: on
+    ``corpus`` (one sentence a line, tokens separated by spaces), into ``directory`` (both relative to the
+    repository, so that records made in any checkout agree), with ``options``, whose size and case are set
+    per task to those of its word embedding (elmo_tasks/reproduction/word_vectors.py)."""
+
+    corpus: str = "runs/bilm_corpus/train.txt"  # scripts/build_bilm_corpus.py: the biLM's text, held-out files left out
+    directory: str = "runs/word_vectors"
+    options: WordVectorOptions = WordVectorOptions()
 
 
 @dataclass(frozen=True)
@@ -28,6 +41,7 @@ class Budget:
     env: Mapping[str, str] = field(default_factory=dict)
     sample_shares: Tuple[float, ...] = (0.01, 0.1)
     sample_overrides: Mapping[float, Overrides] = field(default_factory=dict)
+    word_vectors: Optional[WordVectorRecipe] = None  # vectors the harness builds (else env may name a file)
 
 
 @dataclass(frozen=True)

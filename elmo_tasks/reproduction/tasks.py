@@ -13,7 +13,15 @@ from typing import Any, Dict, Tuple
 
 from elmo_tasks.config_defaults import ELMO_EMBEDDER_PATH as ELMO
 from elmo_tasks.config_defaults import MIXING_WEIGHTS_REGEX, token_layer_only, top_layer_only
-from elmo_tasks.reproduction.specs import Analysis, Budget, Overrides, SampleEfficiency, Split, TaskSpec
+from elmo_tasks.reproduction.specs import (
+    Analysis,
+    Budget,
+    Overrides,
+    SampleEfficiency,
+    Split,
+    TaskSpec,
+    WordVectorRecipe,
+)
 
 BUDGETS = ("smoke", "mini", "paper")
 
@@ -65,10 +73,14 @@ def paper_budget(vectors: str, overrides: Overrides, sample_shares: Tuple[float,
     return Budget("full", overrides, seeds=5, env=env, sample_shares=sample_shares)
 
 
+# The mini budget's word vectors: word2vec on the biLM's corpus, built by the harness (docs/WORD_VECTORS.md).
+MINI_WORD_VECTORS = WordVectorRecipe()
+
+
 def mini_budget(overrides: Overrides, **sampling: Any) -> Budget:
-    """The real data with ``overrides`` cutting it to a 2-core CPU, 3 seeds; ``sampling``: the
-    budget's env, sample shares and their overrides."""
-    return Budget("full", overrides, seeds=3, **sampling)
+    """The real data with ``overrides`` cutting it to a 2-core CPU, 3 seeds, our word vectors; ``sampling``:
+    the budget's env, sample shares and their overrides."""
+    return Budget("full", overrides, seeds=3, word_vectors=MINI_WORD_VECTORS, **sampling)
 
 
 def task_spec(

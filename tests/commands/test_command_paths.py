@@ -50,10 +50,10 @@ def test_an_archive_of_another_task_names_its_task_and_the_command_to_use(
     *inputs, output = extra
     line = _fails(capsys, command, archive, *inputs, str(tmp_path / output))
     holds = {
-        "ner_baseline": "holds `elmo_crf_tagger`, a NER model: use `allennlp evaluate` or `allennlp predict "
+        "ner_baseline": "holds `ner_model`, a NER model: use `allennlp evaluate` or `allennlp predict "
         f"{archive} INPUT --predictor ner`",
-        "srl_baseline": "holds `srl_elmo`, an SRL model: use `allennlp srl-props`",
-        "coref_baseline": "holds `coref_elmo`, a coreference model: use `allennlp coref-conll`",
+        "srl_baseline": "holds `srl_model`, an SRL model: use `allennlp srl-props`",
+        "coref_baseline": "holds `coref_model`, a coreference model: use `allennlp coref-conll`",
     }[experiment]
     assert line.startswith(f"{command}: error: {archive} {holds}"), line
     assert line.endswith(f"`allennlp {command}` needs {needs}"), line

@@ -28,8 +28,8 @@ def test_two_archives_of_one_task_need_names(tmp_path):
         check_archives([archive, archive])
     named = check_archives([archive, f"snli_b={archive}"])
     assert [(c.name, c.task.name, c.model_type) for c in named] == [
-        ("snli", "snli", "esim_elmo"),
-        ("snli_b", "snli", "esim_elmo"),
+        ("snli", "snli", "snli_model"),
+        ("snli_b", "snli", "snli_model"),
     ]
 
 

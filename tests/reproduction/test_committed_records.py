@@ -2,7 +2,8 @@
 runs: the harness reuses each of them rather than training it again.
 
 A record stops being reused when the run it describes would not be the same run today: another shipped
-biLM (an ELMo run reads it), or a resolved config that changed. The first is expected when the biLM is
+biLM (an ELMo run reads it), other word vectors than the budget builds today, or a resolved config that
+changed. The first is expected when the biLM is
 replaced (README: the ELMo runs are then retrained); the second means an edit to the configs changed what
 the committed results were trained with (docs/CONVENTIONS.md: a refactoring must leave every resolved
 config as it was), and this test fails on it.
@@ -22,11 +23,13 @@ from tests.conftest import ROOT
 MINI_RECORDS = ROOT / "docs" / "results" / "records" / "mini"
 
 
-def _reusable_today(record: dict, shipped_bilm: str) -> bool:
-    """Whether a record's run is the run the harness would train today: the same biLM, and no file of the
-    runs dir in its environment (the fine-tuned biLM lies in the runs dir of the checkout that made it)."""
+def _reusable_today(record: dict, shipped_bilm: str, plan: Plan) -> bool:
+    """Whether a record's run is the run the harness would train today: the same biLM, the same word vectors
+    as the budget builds today, and no file of the runs dir in its environment (the fine-tuned biLM lies in
+    the runs dir of the checkout that made it)."""
     same_bilm = record.get("bilm_weights_sha256") in (None, shipped_bilm)
-    return same_bilm and not any("/runs/" in value for value in record["env"].values())
+    same_vectors = record.get("word_vectors") == plan.word_vectors(record["task"])
+    return same_bilm and same_vectors and not any("/runs/" in value for value in record["env"].values())
 
 
 @pytest.mark.parametrize(
@@ -57,7 +60,7 @@ def test_the_committed_mini_records_are_reused_not_retrained(asked, tmp_path, mo
             settings_of[key] = plan.settings(job.task, plan.variants(job.task)[job.variant], job.split)
         decision = decide(plan, job, settings_of[key])
         reused = decision.record is not None and decision.step is None
-        assert reused == _reusable_today(record, shipped_bilm), job
+        assert reused == _reusable_today(record, shipped_bilm, plan), job
         if reused:
             assert decision.record["value"] == record["value"]
         # The report marks a record † exactly where its run would not be reused.

@@ -9,8 +9,11 @@ computes (how ELMo reaches a model's output, how layers are built) must leave th
 
 The files were written by the code of commit 7751b0f, before ELMo at the output became an explicit
 ``ElmoAtOutput.embed`` call (the models then read it back from the embedder with
-``take_representations()``). Rewrite them only for a change meant to change the numbers, and say so
-in its commit:
+``take_representations()``). Written again since, each for a change meant to change the numbers: SST-5's
+training-mode numbers when its integrator dropout moved onto the pooled vector, as in AllenNLP's BCN (its
+evaluation-mode numbers did not change), and SNLI's when its output feedforward became ReLU, as in the
+paper and allennlp-models (with ``tanh`` restored by an override, every old number came back). Rewrite
+them only for such a change, and say so in its commit:
 
     OMP_NUM_THREADS=1 .venv/bin/python -m tests.tasks.pinned_outputs --write snli sst squad
 """

@@ -48,6 +48,7 @@ MODEL_INPUT_DROPOUT = {
     "ner_elmo.jsonnet": "dropout",
     "snli_elmo.jsonnet": "dropout",
     "coref_elmo.jsonnet": "lexical_dropout",
+    "sst5_elmo.jsonnet": "embedding_dropout",
 }
 
 

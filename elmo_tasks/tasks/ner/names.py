@@ -1,7 +1,6 @@
 """The names NER registers (the pattern: ``elmo_tasks.tasks.names``).
 
-NER's reader is AllenNLP's ``conll2003`` reader with file-and-line errors; the experiments still
-name ``conll2003`` so that their recorded runs stay valid.
+NER's reader is AllenNLP's ``conll2003`` reader with file-and-line errors; the experiments name it.
 """
 
 from elmo_tasks.tasks.names import TaskNames

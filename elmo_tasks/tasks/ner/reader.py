@@ -7,8 +7,8 @@ unpack") that names neither the file nor the line, or reads a shifted tag column
 columns (word, POS, chunk, NER tag) on every line that is not blank or ``-DOCSTART-``, and chunk
 and NER tags that are ``O`` or ``B-TYPE``/``I-TYPE`` (IOB1 or BIO, what the conversion to BIOUL
 reads). A bad line is a :class:`~elmo_tasks.tasks.data_files.DataFileError`
-(``FILE, line N: ...``). On good files it gives exactly the instances of ``conll2003``, which is
-what the experiment configs name; either can be used.
+(``FILE, line N: ...``). On good files it gives exactly the instances of ``conll2003``; the
+experiment configs name ``ner_reader`` for its errors, and either can be used.
 """
 
 import re

@@ -38,7 +38,8 @@ class BiattentiveClassifier(Model):
     integrator : a Seq2SeqEncoder over ``[X; X - Y; X * Y]``; input dim must be 3x the encoder's.
     feedforward : optional hidden layers of the head; a linear layer to ``num_classes`` follows.
     num_classes : 5 for SST-5, 2 for binary SST.
-    embedding_dropout, integrator_dropout : dropout after embedding / after the integrator.
+    embedding_dropout, integrator_dropout : dropout after embedding (ELMo's input mix included) / on
+        the pooled vector (the integrator's output and ELMo's output mix, pooled).
     poolings : which of ``max``, ``min``, ``mean``, ``self_attentive`` to concatenate.
     elmo_at_output : concatenate the second mix of the ``fast_elmo`` embedder inside
         ``text_field_embedder`` to the integrator output (needs ``num_output_representations >= 2``).
@@ -170,11 +171,12 @@ class BiattentiveClassifier(Model):
         weights = util.masked_softmax(scores, cast(torch.BoolTensor, mask.unsqueeze(1)))
         attended = util.weighted_sum(encoded, weights)
         integrator_input = torch.cat([encoded, encoded - attended, encoded * attended], dim=-1)
-        integrated = self.integrator_dropout(self.integrator(integrator_input, mask))
+        integrated = self.integrator(integrator_input, mask)
         if elmo_output is not None:
             integrated = torch.cat([integrated, elmo_output], dim=-1)
 
-        pooled = self.pooling(integrated, mask)
+        # Dropout on the pooled vector, as AllenNLP's BCN: the one dropout ELMo's output mix gets.
+        pooled = self.integrator_dropout(self.pooling(integrated, mask))
         hidden = self.feedforward(pooled) if self.feedforward is not None else pooled
         logits = self.classification_layer(hidden)
         output = {"label_logits": logits, "label_probs": torch.softmax(logits, dim=-1)}

@@ -1,0 +1,118 @@
+"""Static word vectors that a budget's runs start from, built by the harness before the first run that reads
+them and recorded with it (the build command, the corpus's sha256 and the vectors' sha256), as the fine-tuned
+biLM is.
+
+The paper's baselines start from pretrained GloVe vectors. A budget with a :class:`WordVectorRecipe` trains
+such vectors on a text of its own (the biLM's corpus) with ``allennlp build-word-vectors``, sized and cased
+for each task as the task's experiment sizes and cases its word embedding, and hands their path to every run
+of the task through ``ELMO_TASKS_WORD_VECTORS`` (the experiments' one switch; docs/WORD_VECTORS.md).
+"""
+
+import dataclasses
+import functools
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Tuple
+
+from elmo_tasks.reproduction import configs
+from elmo_tasks.reproduction.commands import ROOT, RunFailed
+from elmo_tasks.reproduction.specs import WordVectorRecipe
+from elmo_tasks.reproduction.tasks import TASKS
+
+VECTORS_VARIABLE = "ELMO_TASKS_WORD_VECTORS"
+# Stands for the vectors file while a config is resolved to find the size and case it wants.
+_PLACEHOLDER = "<the word vectors>"
+CORPUS_COMMAND = "python scripts/build_bilm_corpus.py $ELMO_TASKS_SHARED_DATA/lm runs/bilm_corpus"
+
+
+def vectors_settings(recipe: WordVectorRecipe, task: str, data: str) -> Dict[str, Any]:
+    """What a run's settings hold about its vectors: the corpus, the file and every build option (the
+    vectors' size and case are the task's, for ``data``). Runs with equal settings read equal vectors
+    while the corpus is the one the recipe names (its sha256 is in the records of the runs that read it)."""
+    dim, lowercase = word_embedding_shape(task, data)
+    options = dataclasses.replace(recipe.options, dim=dim, lowercase=lowercase).as_dict()
+    case = "lowercased" if lowercase else "cased"
+    # The options' digest in the name: recipes that differ in any option never overwrite each other's file.
+    digest = hashlib.sha256(json.dumps([recipe.corpus, options], sort_keys=True).encode("utf-8")).hexdigest()[:8]
+    name = f"{Path(recipe.corpus).parent.name}_{options['algorithm']}_{dim}d_{case}_{digest}.txt"
+    return {"corpus": recipe.corpus, "file": str(Path(recipe.directory) / name), "options": options}
+
+
+@functools.cache
+def word_embedding_shape(task: str, data: str) -> Tuple[int, bool]:
+    """The size of the task's word embedding when it reads vectors, and whether its reader lowercases the
+    tokens then: what the vectors must be, read from the baseline experiment resolved for ``data``."""
+    config = configs.resolved_config(TASKS[task].configs["baseline"], data, {}, {VECTORS_VARIABLE: _PLACEHOLDER})
+    dims = {
+        int(d["embedding_dim"])
+        for d in _dicts(config)
+        if d.get("pretrained_file") == _PLACEHOLDER and "embedding_dim" in d
+    }
+    cases = {
+        indexers["tokens"].get("lowercase_tokens", False)
+        for d in _dicts(config)
+        for indexers in [d.get("token_indexers")]
+        if isinstance(indexers, dict) and isinstance(indexers.get("tokens"), dict)
+    }
+    if len(dims) != 1 or len(cases) != 1:
+        raise RunFailed(
+            f"{TASKS[task].configs['baseline']} does not give one word-embedding size (found {sorted(map(str, dims))}) "
+            f"and one case for its `tokens` indexer (found {sorted(cases)}) when {VECTORS_VARIABLE} is set"
+        )
+    return dims.pop(), bool(cases.pop())
+
+
+def _dicts(node: Any) -> Iterator[Dict[str, Any]]:
+    """Every JSON object in a resolved config, outermost first."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _dicts(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _dicts(value)
+
+
+def prepare_word_vectors(settings: Dict[str, Any]) -> Dict[str, Any]:
+    """Builds the vectors that ``settings`` (from :func:`vectors_settings`) describe, or reuses them when
+    their record matches the corpus and options; returns what the runs' records keep about them."""
+    from elmo_tasks.word_vectors import WordVectorOptions, WordVectorsError, build_word_vectors
+
+    corpus, output = _absolute(settings["corpus"]), _absolute(settings["file"])
+    if not corpus.exists():
+        raise RunFailed(f"the word vectors' corpus {corpus} is missing; build it first: {CORPUS_COMMAND}")
+    options = WordVectorOptions.from_dict(settings["options"])
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        built = build_word_vectors(corpus, output, options, report=_say)
+    except WordVectorsError as error:
+        raise RunFailed(f"building the word vectors {output} failed: {error}") from error
+    print(f"    {settings['file']}: {'reused' if built['reused'] else 'built'} ({built['vocabulary_size']} words)")
+    kept = ("corpus_sha256", "output_sha256", "vocabulary_size", "corpus_tokens", "training_seconds", "built_at")
+    return {"command": options.command_line(settings["corpus"], settings["file"]), **{k: built[k] for k in kept}}
+
+
+def _absolute(path: str) -> Path:
+    return Path(path) if Path(path).is_absolute() else ROOT / path
+
+
+def _say(line: str) -> None:
+    print(f"    {line}", flush=True)
+
+
+def describe(records: List[Dict[str, Any]]) -> str:
+    """The word vectors a group of runs read, as Table 1's column says them: ``none``, ours (algorithm,
+    size, case) or the file's name (e.g. the paper's GloVe)."""
+    found = sorted({_description(record) for record in records})
+    return ", ".join(found) if found else ""
+
+
+def _description(record: Dict[str, Any]) -> str:
+    settings = record.get("word_vectors")
+    if settings:
+        options = settings["options"]
+        case = "lowercased" if options["lowercase"] else "cased"
+        return f"ours: {options['algorithm']} {options['dim']}-d {case}"
+    file = record.get("env", {}).get(VECTORS_VARIABLE, "")
+    return Path(file).name if file else "none"

@@ -148,14 +148,16 @@ class Plan:
         return settings
 
     def word_vectors(self, task: str) -> Optional[Dict[str, Any]]:
-        """The settings of the word vectors the budget builds for ``task`` (``--word-vector-algorithm``
-        replaces the budget's algorithm), or None when it builds none."""
-        recipe = TASKS[task].budgets[self.budget].word_vectors
+        """The settings of the word vectors the budget builds for ``task``, sized for the budget's and
+        ``--overrides``' config (``--word-vector-algorithm`` replaces the budget's algorithm), or None when
+        it builds none."""
+        budget = TASKS[task].budgets[self.budget]
+        recipe = budget.word_vectors
         if recipe is None:
             return None
         if self.args.word_vector_algorithm:
             recipe = replace(recipe, options=replace(recipe.options, algorithm=self.args.word_vector_algorithm))
-        return vectors_settings(recipe, task, self.data(task))
+        return vectors_settings(recipe, task, self.data(task), {**budget.overrides, **self.args.overrides})
 
     def finetuned_bilm_dir(self, task: str) -> Path:
         return self.runs_dir / task / "bilm_finetuned"

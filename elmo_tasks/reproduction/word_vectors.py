@@ -17,7 +17,7 @@ from typing import Any, Dict, Iterator, List, Tuple
 
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.commands import ROOT, RunFailed
-from elmo_tasks.reproduction.specs import WordVectorRecipe
+from elmo_tasks.reproduction.specs import Overrides, WordVectorRecipe
 from elmo_tasks.reproduction.tasks import TASKS
 
 VECTORS_VARIABLE = "ELMO_TASKS_WORD_VECTORS"
@@ -26,11 +26,12 @@ _PLACEHOLDER = "<the word vectors>"
 CORPUS_COMMAND = "python scripts/build_bilm_corpus.py $ELMO_TASKS_SHARED_DATA/lm runs/bilm_corpus"
 
 
-def vectors_settings(recipe: WordVectorRecipe, task: str, data: str) -> Dict[str, Any]:
+def vectors_settings(recipe: WordVectorRecipe, task: str, data: str, overrides: Overrides) -> Dict[str, Any]:
     """What a run's settings hold about its vectors: the corpus, the file and every build option (the
-    vectors' size and case are the task's, for ``data``). Runs with equal settings read equal vectors
-    while the corpus is the one the recipe names (its sha256 is in the records of the runs that read it)."""
-    dim, lowercase = word_embedding_shape(task, data)
+    vectors' size and case are the task's, for ``data`` and the budget's ``overrides``). Runs with equal
+    settings read equal vectors while the corpus is the one the recipe names (its sha256 is in the records
+    of the runs that read it)."""
+    dim, lowercase = word_embedding_shape(task, data, json.dumps(dict(overrides), sort_keys=True))
     options = dataclasses.replace(recipe.options, dim=dim, lowercase=lowercase).as_dict()
     case = "lowercased" if lowercase else "cased"
     # The options' digest in the name: recipes that differ in any option never overwrite each other's file.
@@ -40,10 +41,12 @@ def vectors_settings(recipe: WordVectorRecipe, task: str, data: str) -> Dict[str
 
 
 @functools.cache
-def word_embedding_shape(task: str, data: str) -> Tuple[int, bool]:
+def word_embedding_shape(task: str, data: str, overrides: str = "{}") -> Tuple[int, bool]:
     """The size of the task's word embedding when it reads vectors, and whether its reader lowercases the
-    tokens then: what the vectors must be, read from the baseline experiment resolved for ``data``."""
-    config = configs.resolved_config(TASKS[task].configs["baseline"], data, {}, {VECTORS_VARIABLE: _PLACEHOLDER})
+    tokens then: what the vectors must be, read from the baseline experiment resolved for ``data`` with
+    ``overrides`` (a JSON object: a budget may resize the embedding)."""
+    env = {VECTORS_VARIABLE: _PLACEHOLDER}
+    config = configs.resolved_config(TASKS[task].configs["baseline"], data, json.loads(overrides), env)
     dims = {
         int(d["embedding_dim"])
         for d in _dicts(config)

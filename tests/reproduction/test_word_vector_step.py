@@ -92,3 +92,11 @@ def test_the_mini_budget_builds_ours_for_every_task_sized_as_its_embedding():
     assert sizes == {"squad": 300, "snli": 300, "srl": 100, "coref": 300, "ner": 50, "sst5": 300}
     assert plan.word_vectors("ner")["options"]["lowercase"] and not plan.word_vectors("snli")["options"]["lowercase"]
     assert all(plan.word_vectors(task)["corpus"] == "runs/bilm_corpus/train.txt" for task in TASKS)
+
+
+def test_an_override_that_resizes_the_word_embedding_resizes_the_vectors(recipe, monkeypatch):
+    _with_recipe(monkeypatch, "ner", recipe)
+    resize = '{"model.text_field_embedder.token_embedders.tokens.embedding_dim": 12}'
+    plan = Plan(parse_args(["ner", "--budget", "smoke", "--overrides", resize])[0])
+    assert plan.word_vectors("ner")["options"]["dim"] == 12
+    assert word_embedding_shape("ner", "fixtures")[0] != 12

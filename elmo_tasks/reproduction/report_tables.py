@@ -30,8 +30,8 @@ OUTDATED_NOTE = (
 )
 IMPROVING_NOTE = (
     "‡: most of these runs had their best validation at their last epoch, so more epochs would likely raise "
-    "them (each task's section gives every run's best epoch); baseline and ELMo train for the same number of "
-    "epochs."
+    "them (each task's section gives every run's best epoch); baseline and ELMo train under the same epochs "
+    "and patience."
 )
 WORD_VECTORS_NOTE = (
     "Word vectors: what the word embedding of both models started from: none (learned from the training data "

@@ -91,7 +91,7 @@ def prepare_word_vectors(settings: Dict[str, Any]) -> Dict[str, Any]:
         built = build_word_vectors(corpus, output, options, report=_say)
     except WordVectorsError as error:
         raise RunFailed(f"building the word vectors {output} failed: {error}") from error
-    print(f"    {settings['file']}: {'reused' if built['reused'] else 'built'} ({built['vocabulary_size']} words)")
+    _say(f"{settings['file']}: {'reused' if built['reused'] else 'built'} ({built['vocabulary_size']} words)")
     kept = ("corpus_sha256", "output_sha256", "vocabulary_size", "corpus_tokens", "training_seconds", "built_at")
     return {"command": options.command_line(settings["corpus"], settings["file"]), **{k: built[k] for k in kept}}
 

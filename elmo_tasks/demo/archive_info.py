@@ -11,7 +11,9 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, List, Optional
+
+from elmo_tasks.config_search import dicts_with
 
 
 @dataclass
@@ -36,21 +38,9 @@ def bilm_files(config: Dict[str, Any]) -> List[BilmFiles]:
     """Every biLM named in the model's config (one per ELMo embedder; none for a baseline)."""
     return [
         BilmFiles(str(found["options_file"]), str(found["weight_file"]), bool(found.get("requires_grad", False)))
-        for found in _dicts_with(config.get("model", {}), "options_file")
+        for found in dicts_with(config.get("model", {}), "options_file")
         if "weight_file" in found
     ]
-
-
-def _dicts_with(value: Any, key: str) -> Iterator[Dict[str, Any]]:
-    """Every dict inside ``value`` (nested dicts and lists) that has ``key``."""
-    if isinstance(value, dict):
-        if key in value:
-            yield value
-        for inner in value.values():
-            yield from _dicts_with(inner, key)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _dicts_with(inner, key)
 
 
 def selection_metric(config: Dict[str, Any]) -> Optional[str]:

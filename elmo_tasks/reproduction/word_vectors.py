@@ -13,8 +13,9 @@ import functools
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, List, Tuple
 
+from elmo_tasks.config_search import dicts_with
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.commands import ROOT, RunFailed
 from elmo_tasks.reproduction.specs import Overrides, WordVectorRecipe
@@ -49,13 +50,12 @@ def word_embedding_shape(task: str, data: str, overrides: str = "{}") -> Tuple[i
     config = configs.resolved_config(TASKS[task].configs["baseline"], data, json.loads(overrides), env)
     dims = {
         int(d["embedding_dim"])
-        for d in _dicts(config)
-        if d.get("pretrained_file") == _PLACEHOLDER and "embedding_dim" in d
+        for d in dicts_with(config, "pretrained_file")
+        if d["pretrained_file"] == _PLACEHOLDER and "embedding_dim" in d
     }
     cases = {
         indexers["tokens"].get("lowercase_tokens", False)
-        for d in _dicts(config)
-        for indexers in [d.get("token_indexers")]
+        for indexers in (d["token_indexers"] for d in dicts_with(config, "token_indexers"))
         if isinstance(indexers, dict) and isinstance(indexers.get("tokens"), dict)
     }
     if len(dims) != 1 or len(cases) != 1:
@@ -64,17 +64,6 @@ def word_embedding_shape(task: str, data: str, overrides: str = "{}") -> Tuple[i
             f"and one case for its `tokens` indexer (found {sorted(cases)}) when {VECTORS_VARIABLE} is set"
         )
     return dims.pop(), bool(cases.pop())
-
-
-def _dicts(node: Any) -> Iterator[Dict[str, Any]]:
-    """Every JSON object in a resolved config, outermost first."""
-    if isinstance(node, dict):
-        yield node
-        for value in node.values():
-            yield from _dicts(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _dicts(value)
 
 
 def prepare_word_vectors(settings: Dict[str, Any]) -> Dict[str, Any]:
@@ -107,8 +96,7 @@ def _say(line: str) -> None:
 def describe(records: List[Dict[str, Any]]) -> str:
     """The word vectors a group of runs read, as Table 1's column says them: ``none``, ours (algorithm,
     size, case) or the file's name (e.g. the paper's GloVe)."""
-    found = sorted({_description(record) for record in records})
-    return ", ".join(found) if found else ""
+    return ", ".join(sorted({_description(record) for record in records}))
 
 
 def _description(record: Dict[str, Any]) -> str:

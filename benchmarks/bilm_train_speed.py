@@ -36,6 +36,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--num-samples", type=int, default=8192)
     parser.add_argument("--vocab-size", type=int, default=50000)
+    parser.add_argument(
+        "--autocast",
+        choices=["none", "bfloat16"],
+        default="none",
+        help="run forward under torch.autocast('cpu', dtype) (float32 master weights and Adam state)",
+    )
     parser.add_argument("--profile", action="store_true", help="print torch.profiler's top operators")
     parser.add_argument("--json", help="append the result as one json line to this file")
     args = parser.parse_args()
@@ -89,7 +95,8 @@ def main() -> None:
 
     def step(tensors) -> float:
         optimizer.zero_grad()
-        loss = model(**tensors)["loss"]
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.autocast == "bfloat16"):
+            loss = model(**tensors)["loss"]
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
         optimizer.step()
@@ -108,6 +115,7 @@ def main() -> None:
         "code_root": args.code_root,
         "batch_size": args.batch_size,
         "threads": args.threads,
+        "autocast": args.autocast,
         "steps": len(order) - 1,
         "words": words,
         "wall_s": round(wall, 2),

@@ -15,7 +15,7 @@ from typing import List, Optional, Tuple
 import torch
 from torch import nn
 
-from elmo_tasks.bilm.lstm_time_loop import LstmState, ProjectedLstmLoop, run_loop
+from elmo_tasks.bilm.lstm_time_loop import LstmState, ProjectedLstmLoop, product_dtype, run_loop
 
 __all__ = ["LstmState", "ProjectedLstmLayer"]
 
@@ -57,7 +57,7 @@ class ProjectedLstmLayer(nn.Module):
         clips = (self.cell_clip, self.proj_clip)
         if torch.is_grad_enabled() and any(t.requires_grad for t in (pre_gates, self.w_state, self.w_projection)):
             outputs, final_h, final_c = ProjectedLstmLoop.apply(
-                pre_gates, self.w_state, self.w_projection, h0, c0, list(batch_sizes), *clips
+                pre_gates, self.w_state, self.w_projection, h0, c0, list(batch_sizes), *clips, product_dtype()
             )
             return outputs, (final_h, final_c)
         steps, _, final = run_loop(pre_gates, batch_sizes, initial, self.w_state, self.w_projection, *clips)

@@ -115,6 +115,44 @@ def test_whole_bilm_gradients_equal_autograd_over_the_plain_loop(monkeypatch):
         assert torch.allclose(ours[name], reference[name], rtol=1e-9, atol=1e-12), name
 
 
-def _plain_loop(pre_gates, w_state, w_projection, h0, c0, batch_sizes, cell_clip, proj_clip):
+def _plain_loop(pre_gates, w_state, w_projection, h0, c0, batch_sizes, cell_clip, proj_clip, low_dtype=None):
+    assert low_dtype is None  # float64 here: autocast is off
     steps, _, final = run_loop(pre_gates, batch_sizes, (h0, c0), w_state, w_projection, cell_clip, proj_clip)
     return (torch.cat([values.h for values in steps], dim=1),) + final
+
+
+def _float32_gradients(low_dtype, batch_sizes: List[int], rows: int):
+    """Outputs and gradients of the hand-written loop in float32, its products in ``low_dtype`` (None: float32)."""
+    pre_gates, w_state, w_projection, h0, c0 = (t.detach().float().requires_grad_() for t in _inputs(batch_sizes, rows))
+    outputs, final_h, final_c = ProjectedLstmLoop.apply(
+        pre_gates, w_state, w_projection, h0, c0, batch_sizes, 3.0, 3.0, low_dtype
+    )
+    _losses(outputs, final_h, final_c).backward()
+    return [outputs, final_h, final_c] + [t.grad for t in (pre_gates, w_state, w_projection, h0, c0)]
+
+
+def test_bfloat16_products_keep_float32_state_and_gradients_close():
+    """The autocast path multiplies in bfloat16 (so its numbers differ) but returns float32
+    outputs and gradients within bfloat16's rounding of the float32 ones."""
+    batch_sizes, rows = [4, 3, 3, 1], 4
+    exact = _float32_gradients(None, batch_sizes, rows)
+    low = _float32_gradients(torch.bfloat16, batch_sizes, rows)
+    names = ["outputs", "final h", "final c", "pre-gates", "w_state", "w_projection", "h0", "c0"]
+    for name, want, got in zip(names, exact, low):
+        assert got.dtype == torch.float32, name
+        relative = float((got - want).norm() / want.norm())
+        assert 0 < relative < 2e-2, f"{name}: relative difference {relative}"
+
+
+def test_layer_reads_autocast_for_its_products():
+    """Under ``torch.autocast('cpu')`` the layer's training path takes the bfloat16 route; outside it, float32."""
+    torch.manual_seed(0)
+    layer = ProjectedLstmLayer(6, 12, 5, 3.0, 3.0)
+    inputs = torch.randn(2, 7, 6)
+    initial = (torch.zeros(2, 3, 5), torch.zeros(2, 3, 12))
+    plain, _ = layer(inputs, [3, 2, 2], initial)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        lowered, _ = layer(inputs, [3, 2, 2], initial)
+    lowered.sum().backward()
+    assert lowered.dtype == torch.float32 and layer.w_state.grad.dtype == torch.float32
+    assert 0 < float((lowered - plain).detach().abs().max()) < 5e-2

@@ -22,6 +22,9 @@ from elmo_tasks.tasks.lm.softmax import LmSoftmax
 
 logger = logging.getLogger(__name__)
 
+# the training forward pass's lower-precision dtype on CPU (None: float32 throughout)
+AUTOCAST_DTYPES: Dict[Optional[str], Optional[torch.dtype]] = {None: None, "bfloat16": torch.bfloat16}
+
 
 @Model.register("bilm_language_model")
 class BilmLanguageModel(Model):
@@ -35,6 +38,12 @@ class BilmLanguageModel(Model):
 
     Training uses a sampled softmax with ``num_samples`` negatives; ``model.eval()`` uses the
     exact softmax. Metrics say which: ``ppl_*_sampled`` vs ``ppl_*_exact``.
+
+    ``autocast="bfloat16"`` runs the training forward pass under ``torch.autocast("cpu")``: the
+    matrix products take bfloat16 inputs (several times faster on CPUs with AMX or AVX-512 BF16,
+    slower on others), while the weights, Adam's state, the LSTM state and the loss stay float32.
+    Evaluation (the exact perplexity) always runs in float32, so its numbers never depend on it.
+    AllenNLP's ``use_amp`` is for CUDA only; this is its CPU counterpart.
     """
 
     def __init__(
@@ -47,9 +56,16 @@ class BilmLanguageModel(Model):
         num_samples: int = 8192,
         sampler: str = "log_uniform",
         target_namespace: str = LM_TARGET_NAMESPACE,
+        autocast: Optional[str] = None,
         **kwargs,
     ) -> None:
         super().__init__(vocab, **kwargs)
+        if autocast not in AUTOCAST_DTYPES:
+            raise ConfigurationError(
+                f"bilm_language_model's autocast is {autocast!r}; use one of "
+                f"{sorted(name for name in AUTOCAST_DTYPES if name)} or leave it out (float32)"
+            )
+        self.autocast_dtype = AUTOCAST_DTYPES[autocast]
         self.bilm_options = _resolve_options(options, options_file)
         self.bilm = BiLM(self.bilm_options, stateful=False, dropout=dropout)
         self.top_dropout = torch.nn.Dropout(dropout) if dropout > 0 else torch.nn.Identity()
@@ -93,19 +109,23 @@ class BilmLanguageModel(Model):
         target_ids = util.get_token_ids_from_text_field_tensors(targets)
         if target_ids.shape != mask.shape or not torch.equal(target_ids > 0, mask):
             raise ValueError("targets must be the tokens with <S>/</S> around them (use the 'bilm_raw_text' reader)")
-        top = self.top_dropout(self.bilm.layers_with_boundaries(ids, mask)[-1])
-        p = self.bilm_options.projection_dim
-        # forward state at t predicts t+1; backward state at t predicts t-1
-        valid = mask[:, 1:]
-        fwd_hidden, fwd_targets = top[:, :-1, :p][valid], target_ids[:, 1:][valid]
-        bwd_hidden, bwd_targets = top[:, 1:, p:][valid], target_ids[:, :-1][valid]
-        if self.training:
-            # one draw shared by both directions, scored in one pass over the sampled rows
-            nll = self.softmax.sampled_nll(torch.cat([fwd_hidden, bwd_hidden]), torch.cat([fwd_targets, bwd_targets]))
-            fwd_nll, bwd_nll = nll.split([fwd_targets.shape[0], bwd_targets.shape[0]])
-        else:
-            fwd_nll = self.softmax.exact_nll(fwd_hidden, fwd_targets)
-            bwd_nll = self.softmax.exact_nll(bwd_hidden, bwd_targets)
+        low_precision = self.training and self.autocast_dtype is not None
+        with torch.autocast("cpu", dtype=self.autocast_dtype or torch.bfloat16, enabled=low_precision):
+            top = self.top_dropout(self.bilm.layers_with_boundaries(ids, mask)[-1])
+            p = self.bilm_options.projection_dim
+            # forward state at t predicts t+1; backward state at t predicts t-1
+            valid = mask[:, 1:]
+            fwd_hidden, fwd_targets = top[:, :-1, :p][valid], target_ids[:, 1:][valid]
+            bwd_hidden, bwd_targets = top[:, 1:, p:][valid], target_ids[:, :-1][valid]
+            if self.training:
+                # one draw shared by both directions, scored in one pass over the sampled rows
+                nll = self.softmax.sampled_nll(
+                    torch.cat([fwd_hidden, bwd_hidden]), torch.cat([fwd_targets, bwd_targets])
+                ).float()
+                fwd_nll, bwd_nll = nll.split([fwd_targets.shape[0], bwd_targets.shape[0]])
+            else:  # autocast is off here: evaluation is float32
+                fwd_nll = self.softmax.exact_nll(fwd_hidden, fwd_targets)
+                bwd_nll = self.softmax.exact_nll(bwd_hidden, bwd_targets)
         tracker.add(float(fwd_nll.detach().sum()), float(bwd_nll.detach().sum()), int(fwd_nll.numel()))
         loss = 0.5 * (fwd_nll.mean() + bwd_nll.mean())
         return {"loss": loss, "fwd_nll": fwd_nll.detach(), "bwd_nll": bwd_nll.detach()}

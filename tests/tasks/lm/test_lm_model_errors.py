@@ -78,3 +78,8 @@ def test_config_mistakes_are_configuration_errors(tmp_path):
 
     with pytest.raises(ConfigurationError, match="dtype must be one of"):
         ExportBilmCallback(str(tmp_path), dtype="int8")
+
+
+def test_an_unknown_autocast_dtype_is_refused():
+    with pytest.raises(ConfigurationError, match=r"autocast is 'float16'; use one of \['bfloat16'\]"):
+        BilmLanguageModel(_vocab(["a"]), options_file=TF_OPTIONS, autocast="float16")

@@ -17,7 +17,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_TEXT = os.path.join(ROOT, "..", "shared", "data", "lm", "news", "test_00.txt")
+# the real data (docs/DATA.md): ELMO_TASKS_SHARED_DATA, default data/ in the checkout
+DEFAULT_TEXT = os.path.join(ROOT, os.environ.get("ELMO_TASKS_SHARED_DATA", "data"), "lm/news/test_00.txt")
 
 
 def main() -> None:

@@ -24,8 +24,11 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_files import add_worker_options, json_temp_file, report_rows, run_worker  # noqa: E402
 
+# the real data (docs/DATA.md): ELMO_TASKS_SHARED_DATA, default data/ in the checkout
 DEFAULT_DATA = os.path.join(
-    os.path.dirname(__file__), "..", "..", "shared", "data", "lm", "books", "brown", "brown_news_a-c.txt"
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    os.environ.get("ELMO_TASKS_SHARED_DATA", "data"),
+    "lm/books/brown/brown_news_a-c.txt",
 )
 # The sizes measured, as BilmOptions fields; the others are BilmOptions' defaults, the published original
 # ELMo's (its char CNN filters, two LSTM layers, clips of 3, skip connections).

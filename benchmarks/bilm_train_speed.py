@@ -23,7 +23,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_TEXT = os.path.join(ROOT, "..", "shared", "data", "lm", "news", "training_00.txt")
+# the real data (docs/DATA.md): ELMO_TASKS_SHARED_DATA, default data/ in the checkout
+DEFAULT_TEXT = os.path.join(ROOT, os.environ.get("ELMO_TASKS_SHARED_DATA", "data"), "lm/news/training_00.txt")
 SHIPPED_OPTIONS = os.path.join(ROOT, "elmo_tasks", "pretrained", "bilm_small", "options.json")
 
 

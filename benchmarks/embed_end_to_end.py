@@ -28,7 +28,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_files import ALLENNLP, ROOT, environment_without_thread_settings, report_rows  # noqa: E402
 from bilm_speed import write_random_model  # noqa: E402  (the same random biLM as the speed benchmark)
 
-DEFAULT_DATA = os.path.join(ROOT, "..", "shared", "data", "lm", "books", "brown", "brown_news_a-c.txt")
+# the real data (docs/DATA.md): ELMO_TASKS_SHARED_DATA, default data/ in the checkout
+DEFAULT_DATA = os.path.join(ROOT, os.environ.get("ELMO_TASKS_SHARED_DATA", "data"), "lm/books/brown/brown_news_a-c.txt")
 
 ALLENNLP_SCRIPT = """
 import sys, h5py, torch

@@ -37,7 +37,12 @@ from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE  # noqa:
 from elmo_tasks.tasks.srl.reader import SrlConllReader, read_srl_sentences  # noqa: E402
 from elmo_tasks.tasks.srl.sentence_prediction import predict_sentences  # noqa: E402
 
-DEFAULT_DATA = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "conll2005", "dev-set.gz")
+# the real data (docs/DATA.md): ELMO_TASKS_SHARED_DATA, default data/ in the checkout
+DEFAULT_DATA = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    os.environ.get("ELMO_TASKS_SHARED_DATA", "data"),
+    "conll2005/dev-set.gz",
+)
 
 
 def paper_size_model(sentences) -> Model:

@@ -9,6 +9,7 @@ It also holds what Python code must spell as the experiments do (experiments/com
 defines the same names; tests/test_experiment_configs_shared_blocks.py checks that they agree).
 """
 
+import logging
 import os
 from typing import Dict, List, Optional
 
@@ -18,7 +19,8 @@ from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_REFERENCE, SMALL
 DEFAULTS: Dict[str, str] = {
     # "fixtures": the small bundled samples (minutes); "full": the real data under ELMO_TASKS_SHARED_DATA.
     "ELMO_TASKS_DATA": "fixtures",
-    "ELMO_TASKS_SHARED_DATA": "../shared/data",
+    # a folder of the checkout that git ignores (docs/DATA.md), relative to where allennlp runs
+    "ELMO_TASKS_SHARED_DATA": "data",
     # The biLM of ELMo experiments: the one we trained and ship, named through the installed package
     # (not a path), so it works from any directory and trained models' configs hold no checkout path.
     "ELMO_OPTIONS": SMALL_OPTIONS_REFERENCE,
@@ -40,6 +42,15 @@ DEFAULTS: Dict[str, str] = {
 def apply_defaults() -> None:
     for name, value in DEFAULTS.items():
         os.environ.setdefault(name, value)
+    data_root = os.environ["ELMO_TASKS_SHARED_DATA"]
+    if os.environ["ELMO_TASKS_DATA"] == "full" and not os.path.isdir(data_root):
+        # the readers would stop later with "file data/... not found", which does not say what to do
+        logging.getLogger(__name__).warning(
+            "ELMO_TASKS_DATA=full reads the real data from ELMO_TASKS_SHARED_DATA=%s, which is not a folder "
+            "(from %s): put the data there or set ELMO_TASKS_SHARED_DATA to where it is (docs/DATA.md)",
+            data_root,
+            os.getcwd(),
+        )
 
 
 # Where every task experiment has its ELMo embedder, as a dotted key of `allennlp train -o` overrides

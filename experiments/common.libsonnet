@@ -11,7 +11,7 @@
 //   }
 {
   // ELMO_TASKS_DATA=full switches every experiment from the bundled fixtures to the real data,
-  // read from ELMO_TASKS_SHARED_DATA (default ../shared/data; docs/DATA.md lists the files).
+  // read from ELMO_TASKS_SHARED_DATA (default data/ in the checkout; docs/DATA.md lists the files).
   full_data: std.extVar('ELMO_TASKS_DATA') == 'full',
   shared_data: std.extVar('ELMO_TASKS_SHARED_DATA'),
   seed: std.parseInt(std.extVar('ELMO_TASKS_SEED')),

@@ -24,6 +24,8 @@ BILM_TF = FIXTURES_ROOT / "bilm_tf"
 OPTIONS_FILE = str(BILM_TF / "options.json")
 WEIGHT_FILE = str(BILM_TF / "lm_weights.hdf5")
 os.environ["ELMO_OPTIONS"], os.environ["ELMO_WEIGHTS"] = OPTIONS_FILE, WEIGHT_FILE
+# the team's copy of the real data sits beside the checkout (and in CI); users' default is data/
+os.environ.setdefault("ELMO_TASKS_SHARED_DATA", "../shared/data")
 
 import elmo_tasks.plugin  # noqa: E402,F401  (registers everything and sets the remaining config defaults)
 

@@ -254,11 +254,18 @@ def _shared_metrics(metrics: Dict[str, Any]) -> Dict[str, float]:
 @pytest.mark.slow
 def test_ner_with_fast_elmo_trains_on_two_workers(tmp_path):
     run = tmp_path / "ner"
-    overrides = {**TWO_CPU_WORKERS, "trainer.num_epochs": 2, "trainer.callbacks": [{"type": "record_every_worker"}]}
+    # the tagger must predict entities on the fixtures for the F1 check to mean something: with the
+    # config's 2 epochs at lr 0.001 (or 8 epochs) it predicted none (F1 0)
+    overrides = {
+        **TWO_CPU_WORKERS,
+        "trainer.num_epochs": 8,
+        "trainer.optimizer.lr": 0.01,
+        "trainer.callbacks": [{"type": "record_every_worker"}],
+    }
     arguments = ["-s", str(run), "-o", json.dumps(overrides), "--include-package", __name__]  # the callback
     run_allennlp("train", "experiments/ner_elmo.jsonnet", *arguments)
     workers = [json.loads((run / f"worker{rank}.json").read_text(encoding="utf-8")) for rank in range(2)]
-    assert [len(epochs) for epochs in workers] == [2, 2]  # both trained to the end
+    assert [len(epochs) for epochs in workers] == [8, 8]  # both trained to the end
     for first, second in zip(*workers):
         shared = _shared_metrics(first["metrics"])
         assert "validation_f1-measure-overall" in shared and "training_f1-measure-overall" in shared

@@ -255,7 +255,7 @@ def _shared_metrics(metrics: Dict[str, Any]) -> Dict[str, float]:
 def test_ner_with_fast_elmo_trains_on_two_workers(tmp_path):
     run = tmp_path / "ner"
     # the tagger must predict entities on the fixtures for the F1 check to mean something: with the
-    # config's 2 epochs at lr 0.001 (or 8 epochs) it predicted none (F1 0)
+    # config's lr 0.001 it predicted none after 2 epochs or after 8 (F1 0)
     overrides = {
         **TWO_CPU_WORKERS,
         "trainer.num_epochs": 8,

@@ -7,7 +7,7 @@ same model; the fingerprints here are how records say so.
 import hashlib
 import json
 import os
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 from elmo_tasks.reproduction.commands import ROOT, RunFailed
 from elmo_tasks.reproduction.tasks import TASKS
@@ -37,6 +37,13 @@ def data_paths(task: str, env: Dict[str, str]) -> Dict[str, str]:
     ext_vars = {**DEFAULTS, **os.environ, **env}
     snippet = f"(import '{TASKS[task].libsonnet}').data"
     return json.loads(_jsonnet.evaluate_snippet("reproduce.py", snippet, ext_vars=ext_vars, jpathdir=[str(ROOT)]))
+
+
+def missing_data_files(task: str, env: Dict[str, str]) -> List[str]:
+    """The files (or folders) of the libsonnet's ``data`` that do not exist, seen from the repository
+    root, where the runs' commands start; path suffixes (``#train``, ``#sample=P``) are not part of a name."""
+    paths = {path.split("#")[0] for path in data_paths(task, env).values() if isinstance(path, str) and path}
+    return sorted(path for path in paths if not (ROOT / path).exists())
 
 
 def files_to_evaluate(task: str, env: Dict[str, str]) -> Dict[str, str]:

@@ -7,8 +7,9 @@ import os
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.reproduction import configs
-from elmo_tasks.reproduction.commands import ALLENNLP, RunFailed, git_commit, run_allennlp, shown
+from elmo_tasks.reproduction.commands import ALLENNLP, ROOT, RunFailed, git_commit, run_allennlp, shown
 from elmo_tasks.reproduction.decide import Decision, Reuse, Step, decide, reused_label, trained_as
 from elmo_tasks.reproduction.finetune import prepare_finetuned_bilm
 from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
@@ -68,6 +69,7 @@ def _train_and_evaluate(plan: Plan, job: Job, settings: Dict[str, Any], step: St
     paths = plan.paths(job)
     seed = plan.args.seed_base + job.seed_index
     env = configs.run_env(settings["data"], seed, settings["env"])
+    _check_data(job.task, env)  # before the word vectors or a fine-tuned biLM are built for it
     commands, built = [], {}
     if "word_vectors" in settings:
         built = {"word_vectors_built": prepare_word_vectors(settings["word_vectors"])}
@@ -89,6 +91,16 @@ def _train_and_evaluate(plan: Plan, job: Job, settings: Dict[str, Any], step: St
         **commit,
     }
     return build_record(job.task, job.variant, job.seed_index, seed, paths.run_dir, settings, base)
+
+
+def _check_data(task: str, env: Dict[str, str]) -> None:
+    missing = configs.missing_data_files(task, env)
+    if missing:
+        root = {**os.environ, **env}.get("ELMO_TASKS_SHARED_DATA", DEFAULTS["ELMO_TASKS_SHARED_DATA"])
+        raise RunFailed(
+            f"{task}'s data is missing: {', '.join(missing)} (from {ROOT}; ELMO_TASKS_SHARED_DATA={root}): put the "
+            "files there or set ELMO_TASKS_SHARED_DATA to the folder that holds them (docs/DATA.md)"
+        )
 
 
 def _train(

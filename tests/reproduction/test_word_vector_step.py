@@ -100,3 +100,18 @@ def test_an_override_that_resizes_the_word_embedding_resizes_the_vectors(recipe,
     plan = Plan(parse_args(["ner", "--budget", "smoke", "--overrides", resize])[0])
     assert plan.word_vectors("ner")["options"]["dim"] == 12
     assert word_embedding_shape("ner", "fixtures")[0] != 12
+
+
+def test_missing_task_data_fails_the_run_before_the_vectors_are_built(recipe, tmp_path, monkeypatch, capsys):
+    """With ELMO_TASKS_DATA=full but no data where ELMO_TASKS_SHARED_DATA points, the run stops at once,
+    naming the files, instead of after building the vectors (minutes to an hour on the real corpus)."""
+    spec = TASKS["ner"]
+    full_smoke = dataclasses.replace(spec.budgets["smoke"], data="full", word_vectors=recipe)
+    monkeypatch.setitem(TASKS, "ner", dataclasses.replace(spec, budgets={**spec.budgets, "smoke": full_smoke}))
+    monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", str(tmp_path / "no_data"))
+    asked = ["ner", "--budget", "smoke", "--variants", "baseline", "--runs-dir", str(tmp_path / "runs")]
+    assert main([*asked, "--in-process"]) == 1
+    out = capsys.readouterr().out
+    assert "ner's data is missing: " in out and str(tmp_path / "no_data" / "conll2003" / "eng.train") in out
+    assert f"ELMO_TASKS_SHARED_DATA={tmp_path / 'no_data'}" in out and "docs/DATA.md" in out
+    assert not Path(recipe.directory).exists()

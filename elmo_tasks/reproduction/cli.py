@@ -145,6 +145,14 @@ def mark_outdated(plan: Plan, records: List[Record]) -> None:
         record["outdated"] = settings is None or any(value != settings.get(name) for name, value in recorded.items())
 
 
+def current_where_rerun(records: List[Record]) -> List[Record]:
+    """The records the report shows: for each task, variant and split, only the current ones once any run
+    was made with today's settings (a mean over runs of two configs would describe neither); all of them,
+    marked, while none was."""
+    rerun = {(r["task"], r["variant"], r.get("split")) for r in records if not r["outdated"]}
+    return [r for r in records if not r["outdated"] or (r["task"], r["variant"], r.get("split")) not in rerun]
+
+
 def run_jobs(plan: Plan, jobs: List[Job]) -> List[str]:
     """Runs every job in turn; a failed run is reported and the others go on. The failures, one line each."""
     failures: List[str] = []
@@ -171,6 +179,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     failures = [] if args.report_only else run_jobs(plan, jobs)
     records = load_records(plan.records_dir)
     mark_outdated(plan, records)
+    records = current_where_rerun(records)
     write_report(records, plan.results, budget=args.budget)
     asked = "report only" if args.report_only else f"{counted(len(jobs), 'run')} asked, {len(failures)} failed"
     print(f"reproduce: {asked}; {counted(len(records), 'record')} -> {plan.results}")

@@ -1,6 +1,7 @@
 """The report from hand-made records: Table 1, the analyses, notes per budget, task sections, the
 cross-validation and the console's metrics lines, with the numbers worked out by hand."""
 
+from elmo_tasks.reproduction.cli import current_where_rerun
 from elmo_tasks.reproduction.notes import task_notes
 from elmo_tasks.reproduction.report_sections import FIXTURES_NOTE, task_section
 from elmo_tasks.reproduction.report_tables import (
@@ -200,3 +201,13 @@ def test_table_1_names_the_biLMs_of_the_elmo_runs():
     row = next(line for line in lines if line.startswith("| NER |"))
     assert "| 1 / 2 | `0123456789abcdef`, `e309e129aa32eec2` |" in row  # a mix is shown, not hidden
     assert "`e309e129aa32eec2`: the stage-2 shipped biLM" in lines[-1] and "0123456789abcdef`:" not in lines[-1]
+
+
+def test_a_row_rerun_with_todays_settings_shows_only_the_rerun_seeds():
+    old = [{**_record("sst5", "baseline", k, 30.0 + k, 31.0), "outdated": True} for k in range(3)]
+    new = {**_record("sst5", "baseline", 0, 44.0, 44.3), "outdated": False}
+    untouched = [{**_record("snli", "elmo", k, 60.0, 60.0), "outdated": True} for k in range(2)]
+    shown = current_where_rerun([*old[1:], new, *untouched])
+    assert shown == [new, *untouched]  # the rerun row: its current seed alone; a row not rerun: all, marked
+    row = next(line for line in table_1(shown, "mini") if line.startswith("| SST-5 |"))
+    assert "| 44.00 |" in row and "†" not in row.split("|")[6] and "| 1 / 0 |" in row

@@ -103,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     add("--runs-dir", help="default: runs/<budget>")
     add("--records-dir", help="default: docs/results/records/<budget> for mini and paper, else in runs")
-    add("--results", help="the report (default: docs/RESULTS.md for mini, else in the runs dir)")
+    add("--results", help="the report (default: docs/RESULTS.md for mini with committed records, else the runs dir)")
     add("--force", action="store_true", help="retrain even if a run is complete")
     add("--report-only", action="store_true", help="only regenerate the report from the records")
     add("--reuse-only", action="store_true", help="record finished runs (e.g. of another runs dir), train nothing")

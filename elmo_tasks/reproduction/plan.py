@@ -57,7 +57,9 @@ class Plan:
         kept = self.budget in ("mini", "paper")  # their records and report are committed
         default_records = ROOT / "docs" / "results" / "records" / self.budget if kept else self.runs_dir / "records"
         self.records_dir = Path(args.records_dir) if args.records_dir else default_records
-        default_results = ROOT / "docs" / "RESULTS.md" if self.budget == "mini" else self.runs_dir / "RESULTS.md"
+        # the committed report only from the committed records: a comparison kept elsewhere reports beside its runs
+        committed = self.budget == "mini" and self.records_dir == default_records
+        default_results = ROOT / "docs" / "RESULTS.md" if committed else self.runs_dir / "RESULTS.md"
         self.results = Path(args.results) if args.results else default_results
 
     def data(self, task: str) -> str:

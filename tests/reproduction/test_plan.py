@@ -165,3 +165,14 @@ def test_nothing_else_in_the_package_imports_the_harness():
             if any(name.startswith("elmo_tasks.reproduction") for name in names):
                 importers.append(str(path.relative_to(ROOT)))
     assert importers == []
+
+
+def test_only_the_committed_records_write_the_committed_report(tmp_path):
+    """A comparison kept out of the committed records (another algorithm, a trial) reports beside its runs."""
+    committed = Plan(parse_args(["sst5", "--budget", "mini"])[0])
+    assert committed.results == ROOT / "docs" / "RESULTS.md"
+    elsewhere = ["--runs-dir", str(tmp_path / "runs"), "--records-dir", str(tmp_path / "runs" / "records")]
+    trial = Plan(parse_args(["sst5", "--budget", "mini", *elsewhere])[0])
+    assert trial.results == tmp_path / "runs" / "RESULTS.md"
+    chosen = Plan(parse_args(["sst5", "--budget", "mini", *elsewhere, "--results", str(tmp_path / "r.md")])[0])
+    assert chosen.results == tmp_path / "r.md"

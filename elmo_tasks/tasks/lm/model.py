@@ -40,8 +40,8 @@ class BilmLanguageModel(Model):
     exact softmax. Metrics say which: ``ppl_*_sampled`` vs ``ppl_*_exact``.
 
     ``autocast="bfloat16"`` runs the training forward pass under ``torch.autocast("cpu")``: the
-    matrix products take bfloat16 inputs (several times faster on CPUs with AMX or AVX-512 BF16,
-    slower on others), while the weights, Adam's state, the LSTM state and the loss stay float32.
+    matrix products take bfloat16 inputs (several times faster on CPUs with AMX or AVX-512 BF16;
+    other CPUs have no bfloat16 matrix units), while the weights, Adam's state, the LSTM state and the loss stay float32.
     Evaluation (the exact perplexity) always runs in float32, so its numbers never depend on it.
     AllenNLP's ``use_amp`` is for CUDA only; this is its CPU counterpart.
     """

@@ -41,7 +41,8 @@ class BilmLanguageModel(Model):
 
     ``autocast="bfloat16"`` runs the training forward pass under ``torch.autocast("cpu")``: the
     matrix products take bfloat16 inputs (several times faster on CPUs with AMX or AVX-512 BF16;
-    other CPUs have no bfloat16 matrix units), while the weights, Adam's state, the LSTM state and the loss stay float32.
+    other CPUs have no bfloat16 matrix units), while the weights, Adam's state, the LSTM state and
+    the loss stay float32.
     Evaluation (the exact perplexity) always runs in float32, so its numbers never depend on it.
     AllenNLP's ``use_amp`` is for CUDA only; this is its CPU counterpart.
     """

@@ -18,9 +18,7 @@ archive):
 import hashlib
 import json
 import logging
-import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Optional
 
@@ -28,6 +26,7 @@ from elmo_tasks.bilm.errors import BilmError
 from elmo_tasks.bilm.model import BiLM
 from elmo_tasks.bilm.references import is_package_reference, resolve_bilm_file
 from elmo_tasks.bilm.weights import load_bilm
+from elmo_tasks.whole_file import WholeFile
 
 logger = logging.getLogger(__name__)
 
@@ -83,10 +82,8 @@ def load_model_bilm(
 
 def _keep_copy(options_path: str, copy: Path) -> None:
     copy.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, partial = tempfile.mkstemp(dir=copy.parent, suffix=".partial")
-    os.close(descriptor)
-    shutil.copyfile(options_path, partial)
-    os.replace(partial, copy)
+    with WholeFile(copy) as partial:
+        shutil.copyfile(options_path, partial)
 
 
 def _warn_unless_archived(serialization_dir: str, options_file: str) -> None:

@@ -8,10 +8,9 @@ previous batch, which replays streams exactly like the original implementation.
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from itertools import islice
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -21,6 +20,7 @@ from elmo_tasks.bilm.errors import BilmError
 from elmo_tasks.bilm.model import BiLM
 from elmo_tasks.bilm.sentence_file import Tokenizer, read_sentences, refuse_same_file
 from elmo_tasks.bilm.workers import ordered_map
+from elmo_tasks.whole_file import WholeFile
 
 Line = Tuple[int, str, List[str]]
 
@@ -121,38 +121,17 @@ def embed_file(
         layers = embed_sentences(model, [words for _, _, words in batch], device)
         return batch, [mode.apply(value).cpu().numpy() for value in layers]
 
-    final_path = os.path.realpath(output_path)  # through a symlink, replace what it points to
     try:
-        descriptor, partial_path = tempfile.mkstemp(
-            prefix=f".{os.path.basename(final_path)}.", suffix=".partial", dir=os.path.dirname(final_path)
-        )
-        os.close(descriptor)
+        whole_output = WholeFile(output_path)
     except OSError as err:
         raise BilmError(f"cannot write the output file {output_path}: {err.strerror}") from None
-    sentences = tokens = 0
     skipped: Optional[List[int]] = [] if skip_empty_lines else None
-    try:
-        with h5py.File(partial_path, "w") as handle:
-            index_of: Dict[str, str] = {}
-            bar = _progress_bar(input_path, progress)
-            lines = read_sentences(input_path, tokenize, skipped_empty_lines=skipped)
-            for batch, arrays in ordered_map(embed_batch, _batches(lines, batch_size, model.stateful), workers):
-                for (index, text, _), array in zip(batch, arrays):
-                    handle.create_dataset(str(index), data=array)
-                    index_of.setdefault(text, str(index))
-                batch_tokens = sum(len(words) for _, _, words in batch)
-                sentences, tokens = sentences + len(batch), tokens + batch_tokens
-                bar.update(batch_tokens)
-            bar.close()
-            handle.create_dataset("sentence_to_index", data=[json.dumps(index_of)])
-            if skipped is not None:
-                handle.create_dataset("skipped_empty_lines", data=np.array(skipped, dtype=np.int64))
-        os.chmod(partial_path, _new_file_mode())
-        os.replace(partial_path, final_path)
-    except BaseException:
-        if os.path.exists(partial_path):
-            os.remove(partial_path)
-        raise
+    with whole_output as partial_path, h5py.File(partial_path, "w") as handle:
+        lines = read_sentences(input_path, tokenize, skipped_empty_lines=skipped)
+        batches = ordered_map(embed_batch, _batches(lines, batch_size, model.stateful), workers)
+        sentences, tokens = _write_datasets(handle, batches, _progress_bar(input_path, progress))
+        if skipped is not None:
+            handle.create_dataset("skipped_empty_lines", data=np.array(skipped, dtype=np.int64))
     return EmbedResult(sentences, tokens, skipped or [])
 
 
@@ -166,11 +145,21 @@ def _check_workers(model: BiLM, device: torch.device, workers: int) -> None:
         raise BilmError("worker processes are for the CPU; on a GPU use one worker (--workers 1)")
 
 
-def _new_file_mode() -> int:
-    """The permissions a plain ``open(path, "w")`` would give (mkstemp makes files private)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+def _write_datasets(handle: Any, batches: Iterable[Tuple[List[Line], List[np.ndarray]]], bar: Any) -> Tuple[int, int]:
+    """One dataset per embedded line, then ``sentence_to_index`` (each distinct text's first line);
+    returns the sentences and tokens written."""
+    sentences = tokens = 0
+    index_of: Dict[str, str] = {}
+    for batch, arrays in batches:
+        for (index, text, _), array in zip(batch, arrays):
+            handle.create_dataset(str(index), data=array)
+            index_of.setdefault(text, str(index))
+        batch_tokens = sum(len(words) for _, _, words in batch)
+        sentences, tokens = sentences + len(batch), tokens + batch_tokens
+        bar.update(batch_tokens)
+    bar.close()
+    handle.create_dataset("sentence_to_index", data=[json.dumps(index_of)])
+    return sentences, tokens
 
 
 class _NoBar:

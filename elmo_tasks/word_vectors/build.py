@@ -12,8 +12,9 @@ import os
 import platform
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
+from elmo_tasks.whole_file import WholeFile
 from elmo_tasks.word_vectors.corpus import check_corpus_path
 from elmo_tasks.word_vectors.errors import WordVectorsError
 from elmo_tasks.word_vectors.glove_format import write_glove_file
@@ -26,6 +27,9 @@ from elmo_tasks.word_vectors.record import (
     record_path,
     write_record,
 )
+
+if TYPE_CHECKING:
+    from elmo_tasks.word_vectors.train import TrainedVectors
 
 logger = logging.getLogger(__name__)
 
@@ -67,17 +71,26 @@ def build_word_vectors(
     trained = train_word_vectors(corpus, options, report)
     output.parent.mkdir(parents=True, exist_ok=True)
     record_path(output).unlink(missing_ok=True)  # the old record no longer describes what will be there
-    partial = output.with_name(f".{output.name}.{os.getpid()}.partial")
     start = time.perf_counter()
-    try:
+    with WholeFile(output) as partial:
         write_glove_file(partial, trained.words, trained.vectors, options.decimals, compress=_compressed(output))
-        os.replace(partial, output)
-    finally:
-        partial.unlink(missing_ok=True)
-    writing_seconds = time.perf_counter() - start
+    record = _build_record(corpus, corpus_sha256, output, options, trained, time.perf_counter() - start)
+    write_record(output, record)
+    return {**record, "reused": False}
+
+
+def _build_record(
+    corpus: Path,
+    corpus_sha256: str,
+    output: Path,
+    options: WordVectorOptions,
+    trained: "TrainedVectors",
+    writing_seconds: float,
+) -> Dict[str, Any]:
+    """What :func:`elmo_tasks.word_vectors.record.mismatch` later compares, and how the vectors were made."""
     import gensim
 
-    record = {
+    return {
         "record_format": RECORD_FORMAT,
         "command": options.command_line(str(corpus), str(output)),
         "options": options.as_dict(),
@@ -98,8 +111,6 @@ def build_word_vectors(
         "writing_seconds": round(writing_seconds, 2),
         "built_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
-    write_record(output, record)
-    return {**record, "reused": False}
 
 
 def _compressed(output: Path) -> bool:

@@ -9,10 +9,10 @@ that was cut short or edited since is rebuilt).
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any, Dict, Optional
 
+from elmo_tasks.whole_file import WholeFile
 from elmo_tasks.word_vectors.options import WordVectorOptions
 
 RECORD_SUFFIX = ".record.json"
@@ -49,9 +49,8 @@ def read_record(output: Path) -> Optional[Dict[str, Any]]:
 def write_record(output: Path, record: Dict[str, Any]) -> Path:
     """Writes ``record`` beside ``output`` (complete or not at all: under a temporary name, then renamed)."""
     path = record_path(output)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    with WholeFile(path) as partial:
+        partial.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return path
 
 

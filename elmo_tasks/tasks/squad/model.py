@@ -56,8 +56,10 @@ from allennlp.nn.util import (
 
 from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice, embed_text, output_dim
 from elmo_tasks.tasks.registration import register_task_model
+from elmo_tasks.tasks.squad.distinct_passages import distinct_rows, select_rows
 from elmo_tasks.tasks.squad.metric import SquadEmAndF1
 from elmo_tasks.tasks.squad.names import MODEL, NAMES, OLD_MODEL
+from elmo_tasks.tasks.squad.spans import best_spans, span_texts
 
 
 @register_task_model(NAMES, old_name=OLD_MODEL)
@@ -200,10 +202,33 @@ class BidafSelfAttention(Model):
         passage_mask = get_text_field_mask(passage)
         encoded_question = self._encode(question, question_mask)
         encoded_passage = self._encode_distinct_passages(passage, passage_mask)
+        attended = self._bi_attention(encoded_question, encoded_passage, question_mask, passage_mask)
+        modeled = attended + self._self_attention(attended, passage_mask)
+        start_log_probs, end_log_probs, output = self._span_predictions(modeled, passage_mask)
+        if span_start is not None and span_end is not None:
+            start_target = span_start.view(-1).long()
+            end_target = span_end.view(-1).long()
+            output["loss"] = -(
+                start_log_probs.gather(1, start_target.unsqueeze(1)).mean()
+                + end_log_probs.gather(1, end_target.unsqueeze(1)).mean()
+            )
+        if metadata is not None:
+            output["metadata"] = metadata
+            if all(entry.get("answer_texts") for entry in metadata):
+                answers, _ = span_texts(output["best_span"].tolist(), metadata)
+                self.squad_metrics(answers, [entry["answer_texts"] for entry in metadata])
+        return output
+
+    def _bi_attention(
+        self,
+        encoded_question: torch.Tensor,
+        encoded_passage: torch.Tensor,
+        question_mask: torch.BoolTensor,
+        passage_mask: torch.BoolTensor,
+    ) -> torch.Tensor:
+        """Passage-to-question and question-to-passage attention, merged and projected (width ``attention_dim``)."""
         dropped_question = self.variational_dropout(encoded_question)
         dropped_passage = self.variational_dropout(encoded_passage)
-
-        # Bi-attention.
         similarity = self.bi_attention(dropped_passage, dropped_question)  # (batch, P, Q)
         question_mask_per_word = cast(torch.BoolTensor, question_mask.unsqueeze(1))  # (batch, 1, Q)
         passage_to_question = masked_softmax(similarity, question_mask_per_word)
@@ -223,9 +248,10 @@ class BidafSelfAttention(Model):
             ],
             dim=-1,
         )
-        attended = torch.relu(self.attention_projection(merged))
+        return torch.relu(self.attention_projection(merged))
 
-        # Self-attention with a residual connection.
+    def _self_attention(self, attended: torch.Tensor, passage_mask: torch.BoolTensor) -> torch.Tensor:
+        """What the residual connection adds: each passage word attends over the others (never itself)."""
         residual = self.residual_encoder(self.variational_dropout(attended), passage_mask)
         dropped_residual = self.variational_dropout(residual)
         self_similarity = self.self_attention(dropped_residual, dropped_residual)  # (batch, P, P)
@@ -234,9 +260,13 @@ class BidafSelfAttention(Model):
         self_weights = masked_softmax(self_similarity, cast(torch.BoolTensor, passage_mask.unsqueeze(1) & not_self))
         self_attended = weighted_sum(residual, self_weights)
         merged_self = torch.cat([residual, self_attended, residual * self_attended], dim=-1)
-        modeled = attended + torch.relu(self.self_attention_projection(merged_self))
+        return torch.relu(self.self_attention_projection(merged_self))
 
-        # Start, then end.
+    def _span_predictions(
+        self, modeled: torch.Tensor, passage_mask: torch.BoolTensor
+    ) -> Tuple[torch.Tensor, torch.Tensor, Dict[str, Any]]:
+        """The start, then the end (which reads the start encoder's output): their log-probabilities
+        over the passage and the outputs, the best span among them."""
         start_encoded = self.span_start_encoder(self.variational_dropout(modeled), passage_mask)
         start_logits = self.span_start_predictor(start_encoded).squeeze(-1)
         end_input = torch.cat([modeled, start_encoded], dim=-1)
@@ -248,7 +278,6 @@ class BidafSelfAttention(Model):
         start_log_probs = masked_log_softmax(start_logits, passage_mask)
         end_log_probs = masked_log_softmax(end_logits, passage_mask)
         best_span, best_log_prob = best_spans(start_log_probs, end_log_probs, passage_mask, self.max_span_length)
-
         output: Dict[str, Any] = {
             "span_start_logits": start_logits,
             "span_start_probs": start_log_probs.exp(),
@@ -257,19 +286,7 @@ class BidafSelfAttention(Model):
             "best_span": best_span,
             "best_span_prob": best_log_prob.exp(),
         }
-        if span_start is not None and span_end is not None:
-            start_target = span_start.view(-1).long()
-            end_target = span_end.view(-1).long()
-            output["loss"] = -(
-                start_log_probs.gather(1, start_target.unsqueeze(1)).mean()
-                + end_log_probs.gather(1, end_target.unsqueeze(1)).mean()
-            )
-        if metadata is not None:
-            output["metadata"] = metadata
-            if all(entry.get("answer_texts") for entry in metadata):
-                answers, _ = span_texts(best_span.tolist(), metadata)
-                self.squad_metrics(answers, [entry["answer_texts"] for entry in metadata])
-        return output
+        return start_log_probs, end_log_probs, output
 
     def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
         """Adds each answer as text, from ``best_span`` and the ``metadata`` of a batch: ``best_span_str``
@@ -286,64 +303,3 @@ class BidafSelfAttention(Model):
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
         return self.squad_metrics.get_metric(reset)
-
-
-def best_spans(
-    start_log_probs: torch.Tensor, end_log_probs: torch.Tensor, mask: torch.BoolTensor, max_span_length: int
-) -> Tuple[torch.Tensor, torch.Tensor]:
-    """The span (start, end) maximising log p(start) + log p(end) with start <= end <
-    start + max_span_length, end inside the passage; and its log-probability.
-
-    Scores are laid out as (batch, start, offset) with offset < max_span_length: linear memory
-    in the passage length.
-    """
-    batch, length = start_log_probs.shape
-    width = min(max_span_length, length)
-    very_negative = torch.finfo(start_log_probs.dtype).min / 4
-    end_scores = replace_masked_values(end_log_probs, mask, very_negative)
-    padded_end = torch.nn.functional.pad(end_scores, (0, width - 1), value=very_negative)
-    banded_end = padded_end.unfold(1, width, 1)  # (batch, length, width): end = start + offset
-    start_scores = replace_masked_values(start_log_probs, mask, very_negative)
-    scores = start_scores.unsqueeze(-1) + banded_end
-    best = scores.view(batch, -1).argmax(dim=-1)
-    starts = torch.div(best, width, rounding_mode="floor")
-    ends = starts + best % width
-    return torch.stack([starts, ends], dim=-1), scores.view(batch, -1).gather(1, best.unsqueeze(1)).squeeze(1)
-
-
-def span_texts(spans: List[List[int]], metadata: List[Dict[str, Any]]) -> Tuple[List[str], List[Tuple[int, int]]]:
-    """The passage text of each token span, cut at the tokens' character offsets."""
-    answers, offsets = [], []
-    for (start, end), entry in zip(spans, metadata):
-        token_offsets = entry["token_offsets"]
-        end = min(end, len(token_offsets) - 1)
-        char_start, char_end = token_offsets[start][0], token_offsets[end][1]
-        answers.append(entry["passage_text"][char_start:char_end])
-        offsets.append((char_start, char_end))
-    return answers, offsets
-
-
-def _flat_tensors(text: TextFieldTensors) -> List[torch.Tensor]:
-    return [tensor for indexer in text.values() for tensor in indexer.values()]
-
-
-def distinct_rows(text: TextFieldTensors) -> Tuple[List[int], List[int]]:
-    """The first row of each distinct text in a batch, and for every row the position of its
-    text in that list (rows are equal when all their index tensors are equal)."""
-    tensors = [tensor.detach().cpu().reshape(tensor.size(0), -1) for tensor in _flat_tensors(text)]
-    first_rows: List[int] = []
-    row_to_distinct: List[int] = []
-    seen: Dict[bytes, int] = {}
-    for row in range(tensors[0].size(0)):
-        key = b"|".join(tensor[row].numpy().tobytes() for tensor in tensors)
-        if key not in seen:
-            seen[key] = len(first_rows)
-            first_rows.append(row)
-        row_to_distinct.append(seen[key])
-    return first_rows, row_to_distinct
-
-
-def select_rows(text: TextFieldTensors, index: torch.Tensor) -> TextFieldTensors:
-    return {
-        name: {key: tensor.index_select(0, index) for key, tensor in indexer.items()} for name, indexer in text.items()
-    }

@@ -12,8 +12,9 @@ from allennlp.modules.seq2seq_encoders import GruSeq2SeqEncoder, Seq2SeqEncoder
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
-from elmo_tasks.tasks.squad.model import BidafSelfAttention, best_spans
+from elmo_tasks.tasks.squad.model import BidafSelfAttention
 from elmo_tasks.tasks.squad.reader import SquadV1Reader
+from elmo_tasks.tasks.squad.spans import best_spans
 from tests.conftest import FIXTURES_ROOT
 from tests.tasks.experiment_case import BaselineAndElmoModelCase
 from tests.tasks.hand_built_models import fit, tensor_batch, token_indexers, words_and_elmo

@@ -20,6 +20,7 @@ class TaskNotes:
     trained_on: Mapping[str, str] = field(default_factory=dict)
     notes: Mapping[str, str] = field(default_factory=dict)
     diagnosis_notes: Mapping[str, str] = field(default_factory=dict)
+    limits: Mapping[str, str] = field(default_factory=dict)  # what holds a budget's absolute number down
     sample_efficiency_data: str = "the training file"
 
     def note(self, budget: Optional[str]) -> Optional[str]:

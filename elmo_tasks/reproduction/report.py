@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from elmo_tasks.reproduction.records import Record
+from elmo_tasks.reproduction.report_meaning import what_the_numbers_mean
 from elmo_tasks.reproduction.report_sections import plots, task_section
 from elmo_tasks.reproduction.report_tables import analysis_table, diagnosis_heading, diagnosis_notes, table_1
 from elmo_tasks.reproduction.tasks import PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
@@ -96,6 +97,10 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
         "## The six benchmarks (shaped like the paper's Table 1)",
         "",
         *table_1(records, budget),
+        "",
+        "### What the numbers mean",
+        "",
+        *what_the_numbers_mean(records, budget),
         "",
         *_analyses(records, budget),
         "## Plots",

@@ -1,0 +1,58 @@
+"""The report's "What the numbers mean" from hand-made records, its gains and standard errors worked out by hand."""
+
+import math
+
+import pytest
+
+from elmo_tasks.reproduction.notes import task_notes
+from elmo_tasks.reproduction.report_meaning import gain_and_error, verdict, what_the_numbers_mean
+
+
+def _record(task: str, variant: str, k: int, value: float, **extra: object) -> dict:
+    return {"task": task, "variant": variant, "seed_index": k, "value": value, **extra}
+
+
+def test_the_gain_and_its_standard_error_by_hand():
+    # means 81 and 86, each sample variance 2 over 2 seeds: SE = sqrt(2/2 + 2/2) = 1.414
+    gain, error = gain_and_error([80.0, 82.0], [85.0, 87.0])
+    assert gain == pytest.approx(5.0) and error == pytest.approx(math.sqrt(2))
+    assert verdict(gain, error) == "ELMo ahead beyond seed noise"
+    assert verdict(2.0, 1.5) == "within seed noise"  # 2 < 2 x 1.5
+    assert verdict(-3.1, 1.5) == "**baseline ahead** beyond seed noise"
+    assert gain_and_error([80.0], [85.0, 87.0]) is None  # one seed: no spread to compare with
+
+
+def test_a_row_per_task_with_both_models_its_reading_and_the_budgets_limits():
+    records = [
+        _record("ner", "baseline", 0, 80.0),
+        _record("ner", "baseline", 1, 82.0),
+        _record("ner", "elmo", 0, 85.0),
+        _record("ner", "elmo", 1, 87.0),
+        _record("sst5", "baseline", 0, 40.0),  # no ELMo runs: no row
+    ]
+    lines = what_the_numbers_mean(records, "mini")
+    rows = [line for line in lines if line.startswith("| NER") or line.startswith("| SST-5")]
+    # error reductions: ours (86 - 81) / 19 = 26.3%, the paper's (92.22 - 90.15) / 9.85 = 21.0%
+    assert rows == [
+        f"| NER | +5.00 ± 1.41 | ELMo ahead beyond seed noise | 26.3% | 21.0% | {task_notes('ner').limits['mini']} |"
+    ]
+    assert "| – |" in what_the_numbers_mean(records, "paper")[-1]  # no limits note for that budget
+    assert what_the_numbers_mean(records[:2], "mini") == ["No task has runs of both models yet."]
+
+
+def test_the_sample_efficiency_runs_measure_how_far_more_data_goes():
+    records = [
+        _record("snli", "baseline", 0, 60.0),
+        _record("snli", "baseline", 1, 62.0),
+        _record("snli", "elmo", 0, 63.0),
+        _record("snli", "elmo", 1, 64.0),
+        _record("snli", "baseline_sample0.1", 0, 50.0, train_fraction=0.1),
+        _record("snli", "baseline_sample0.1", 1, 52.0, train_fraction=0.1),
+        _record("snli", "elmo_sample0.1", 0, 55.0, train_fraction=0.1),
+    ]
+    row = next(line for line in what_the_numbers_mean(records, "mini") if line.startswith("| SNLI"))
+    # the full runs are SNLI's 100% point: baseline 51 -> 61, ELMo 55 -> 63.5
+    assert row.endswith(
+        "Measured (sample-efficiency runs, test): baseline 51.0 at 10%, 61.0 at 100%; "
+        "ELMo 55.0 at 10%, 63.5 at 100% of the training data. |"
+    )

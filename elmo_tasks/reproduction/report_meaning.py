@@ -8,7 +8,14 @@ from typing import List, Optional, Tuple
 
 from elmo_tasks.reproduction.notes import task_notes
 from elmo_tasks.reproduction.records import Record
-from elmo_tasks.reproduction.report_values import error_reduction, sample_efficiency_points, table_1_values
+from elmo_tasks.reproduction.report_tables import OUTDATED_NOTE
+from elmo_tasks.reproduction.report_values import (
+    OUTDATED_MARK,
+    error_reduction,
+    marked,
+    sample_efficiency_points,
+    table_1_values,
+)
 from elmo_tasks.reproduction.tasks import TASKS
 
 HOW_READ = (
@@ -45,13 +52,14 @@ def what_the_numbers_mean(records: List[Record], budget: Optional[str]) -> List[
         "|---|---|---|---|---|---|",
     ]
     for task, spec in TASKS.items():
-        baseline, elmo, *_ = table_1_values(records, task)
+        baseline, elmo, baseline_records, elmo_records, _ = table_1_values(records, task)
         if not baseline or not elmo:
             continue
         measured = gain_and_error(baseline, elmo)
         gain, reading = ("–", "fewer than 2 seeds a side")
         if measured is not None:
             gain, reading = f"{measured[0]:+.2f} ± {measured[1]:.2f}", verdict(*measured)
+        gain = marked(gain, baseline_records + elmo_records)
         ours = error_reduction(statistics.mean(baseline), statistics.mean(elmo))
         paper = error_reduction(spec.paper["baseline"], spec.paper["elmo"])
         noted = task_notes(task).limits.get(budget or "")
@@ -59,14 +67,16 @@ def what_the_numbers_mean(records: List[Record], budget: Optional[str]) -> List[
         lines.append(f"| {spec.name} | {gain} | {reading} | {ours:.1f}% | {paper:.1f}% | {limit or '–'} |")
     if len(lines) == 2:
         return ["No task has runs of both models yet."]
-    return [HOW_READ, "", *lines]
+    outdated = [OUTDATED_NOTE] if any(OUTDATED_MARK in line for line in lines) else []
+    return [HOW_READ, "", *lines, *([""] + outdated if outdated else [])]
 
 
 def _data_curve(records: List[Record], task: str) -> str:
-    """The baseline's and ELMo's mean test metric per share of the training data, from the task's
-    sample-efficiency runs: how far more data of the same kind would go."""
+    """The baseline's and ELMo's mean test metric per share of the training data, from the task's current
+    sample-efficiency runs (not those of an earlier config): how far more data of the same kind would go."""
+    current = [record for record in records if not record.get("outdated")]
     curves = []
-    for kind, points in sorted(sample_efficiency_points(records, task).items()):
+    for kind, points in sorted(sample_efficiency_points(current, task).items()):
         shares = sorted({share for share, _ in points})
         if len(shares) < 2:
             continue

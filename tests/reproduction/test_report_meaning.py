@@ -56,3 +56,17 @@ def test_the_sample_efficiency_runs_measure_how_far_more_data_goes():
         "Measured (sample-efficiency runs, test): baseline 51.0 at 10%, 61.0 at 100%; "
         "ELMo 55.0 at 10%, 63.5 at 100% of the training data. |"
     )
+
+
+def test_runs_of_an_earlier_config_are_marked_and_left_out_of_the_data_curve():
+    records = [
+        _record("snli", "baseline", 0, 60.0),
+        _record("snli", "baseline", 1, 62.0),
+        _record("snli", "elmo", 0, 63.0, outdated="config"),
+        _record("snli", "elmo", 1, 64.0, outdated="config"),
+        _record("snli", "baseline_sample0.1", 0, 50.0, train_fraction=0.1, outdated="config"),
+    ]
+    lines = what_the_numbers_mean(records, "mini")
+    row = next(line for line in lines if line.startswith("| SNLI"))
+    assert row.startswith("| SNLI | +2.50 ± 1.12 † |") and "Measured" not in row  # sqrt(2/2 + 0.5/2) = 1.118
+    assert lines[-1].startswith("†: some of these runs were made with an earlier config")

@@ -118,7 +118,7 @@ class Plan:
             env[VECTORS_VARIABLE] = vectors["file"]
         env.update(variant.env)
         if variant.analysis is not None and variant.analysis.bilm_finetuning:  # the biLM this invocation makes
-            export = self.finetuned_bilm_dir(task) / "run" / "elmo"
+            export = from_root(self.finetuned_bilm_dir(task) / "run" / "elmo")
             env.update(ELMO_OPTIONS=str(export / "options.json"), ELMO_WEIGHTS=str(export / "weights.hdf5"))
         folds = TASKS[task].split
         if folds is not None and split is not None and split != folds.default:  # the default needs no variable
@@ -175,3 +175,12 @@ class Plan:
             "validation_text": paths["validation"],
             "seed": self.args.seed_base,
         }
+
+
+def from_root(path: Path) -> Path:
+    """``path`` relative to the repository when it lies inside it (commands run from its root), so that
+    records name the same files in every checkout; else as it is."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(ROOT)  # abspath, not resolve: runs/ may be a link
+    except ValueError:
+        return path

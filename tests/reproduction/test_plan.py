@@ -176,3 +176,11 @@ def test_only_the_committed_records_write_the_committed_report(tmp_path):
     assert trial.results == tmp_path / "runs" / "RESULTS.md"
     chosen = Plan(parse_args(["sst5", "--budget", "mini", *elsewhere, "--results", str(tmp_path / "r.md")])[0])
     assert chosen.results == tmp_path / "r.md"
+
+
+def test_files_inside_the_repository_are_named_from_its_root_so_records_travel(tmp_path):
+    from elmo_tasks.reproduction.commands import ROOT
+    from elmo_tasks.reproduction.plan import from_root
+
+    assert from_root(ROOT / "runs" / "mini" / "snli" / "bilm_finetuned") == Path("runs/mini/snli/bilm_finetuned")
+    assert from_root(tmp_path / "elmo") == tmp_path / "elmo"  # outside it: as given

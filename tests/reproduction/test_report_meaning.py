@@ -12,6 +12,12 @@ def _record(task: str, variant: str, k: int, value: float, **extra: object) -> d
     return {"task": task, "variant": variant, "seed_index": k, "value": value, **extra}
 
 
+def _table_1_runs(task: str, baseline: tuple, elmo: tuple, **extra: object) -> list:
+    """Baseline and ELMo records of ``task``, a seed per value."""
+    runs = [_record(task, "baseline", k, value) for k, value in enumerate(baseline)]
+    return runs + [_record(task, "elmo", k, value, **extra) for k, value in enumerate(elmo)]
+
+
 def test_the_gain_and_its_standard_error_by_hand():
     # means 81 and 86, each sample variance 2 over 2 seeds: SE = sqrt(2/2 + 2/2) = 1.414
     gain, error = gain_and_error([80.0, 82.0], [85.0, 87.0])
@@ -24,12 +30,9 @@ def test_the_gain_and_its_standard_error_by_hand():
 
 def test_a_row_per_task_with_both_models_its_reading_and_the_budgets_limits():
     records = [
-        _record("ner", "baseline", 0, 80.0),
-        _record("ner", "baseline", 1, 82.0),
-        _record("ner", "elmo", 0, 85.0),
-        _record("ner", "elmo", 1, 87.0),
-        _record("sst5", "baseline", 0, 40.0),  # no ELMo runs: no row
-    ]
+        *_table_1_runs("ner", (80.0, 82.0), (85.0, 87.0)),
+        _record("sst5", "baseline", 0, 40.0),
+    ]  # SST-5: no ELMo
     lines = what_the_numbers_mean(records, "mini")
     rows = [line for line in lines if line.startswith("| NER") or line.startswith("| SST-5")]
     # error reductions: ours (86 - 81) / 19 = 26.3%, the paper's (92.22 - 90.15) / 9.85 = 21.0%
@@ -42,10 +45,7 @@ def test_a_row_per_task_with_both_models_its_reading_and_the_budgets_limits():
 
 def test_the_sample_efficiency_runs_measure_how_far_more_data_goes():
     records = [
-        _record("snli", "baseline", 0, 60.0),
-        _record("snli", "baseline", 1, 62.0),
-        _record("snli", "elmo", 0, 63.0),
-        _record("snli", "elmo", 1, 64.0),
+        *_table_1_runs("snli", (60.0, 62.0), (63.0, 64.0)),
         _record("snli", "baseline_sample0.1", 0, 50.0, train_fraction=0.1),
         _record("snli", "baseline_sample0.1", 1, 52.0, train_fraction=0.1),
         _record("snli", "elmo_sample0.1", 0, 55.0, train_fraction=0.1),
@@ -60,10 +60,7 @@ def test_the_sample_efficiency_runs_measure_how_far_more_data_goes():
 
 def test_runs_of_an_earlier_config_are_marked_and_left_out_of_the_data_curve():
     records = [
-        _record("snli", "baseline", 0, 60.0),
-        _record("snli", "baseline", 1, 62.0),
-        _record("snli", "elmo", 0, 63.0, outdated="config"),
-        _record("snli", "elmo", 1, 64.0, outdated="config"),
+        *_table_1_runs("snli", (60.0, 62.0), (63.0, 64.0), outdated="config"),
         _record("snli", "baseline_sample0.1", 0, 50.0, train_fraction=0.1, outdated="config"),
     ]
     lines = what_the_numbers_mean(records, "mini")

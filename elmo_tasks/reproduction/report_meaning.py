@@ -67,8 +67,9 @@ def what_the_numbers_mean(records: List[Record], budget: Optional[str]) -> List[
         lines.append(f"| {spec.name} | {gain} | {reading} | {ours:.1f}% | {paper:.1f}% | {limit or '–'} |")
     if len(lines) == 2:
         return ["No task has runs of both models yet."]
-    outdated = [OUTDATED_NOTE] if any(OUTDATED_MARK in line for line in lines) else []
-    return [HOW_READ, "", *lines, *([""] + outdated if outdated else [])]
+    if any(OUTDATED_MARK in line for line in lines):
+        lines += ["", OUTDATED_NOTE]
+    return [HOW_READ, "", *lines]
 
 
 def _data_curve(records: List[Record], task: str) -> str:

@@ -25,7 +25,7 @@ import os
 import sys
 import tempfile
 import time
-from typing import Any, Dict, List
+from typing import Dict, List
 
 import numpy as np
 
@@ -35,6 +35,13 @@ from bilm_speed import DEFAULT_DATA, read_sentences, write_random_model
 
 RUNS = ["allennlp", "allennlp_cache_exact", "allennlp_cache_unk", "ours", "ours_cache"]
 PADDING, UNKNOWN = "@@PADDING@@", "@@UNKNOWN@@"
+
+
+#: How each measured row is printed.
+ROW_LINE = (
+    "{size:9s} {run:22s} {tokens_per_s:8.1f} tok/s ({seconds:.1f} s)  "
+    "max|diff| vs AllenNLP {max_abs_diff_vs_allennlp:.2e}"
+)
 
 
 def vocabulary(sentences: List[List[str]]) -> List[str]:
@@ -138,14 +145,7 @@ def main() -> None:
     )
     with json_temp_file({"vocabulary": words, "measured": measured}) as payload_file:
         rows = (row for size in args.sizes.split(",") for row in run_size(size, payload_file, args))
-        report_rows(rows, _described, args.json)
-
-
-def _described(row: Dict[str, Any]) -> str:
-    return (
-        f"{row['size']:9s} {row['run']:22s} {row['tokens_per_s']:8.1f} tok/s ({row['seconds']:.1f} s)  "
-        f"max|diff| vs AllenNLP {row['max_abs_diff_vs_allennlp']:.2e}"
-    )
+        report_rows(rows, ROW_LINE.format_map, args.json)
 
 
 if __name__ == "__main__":

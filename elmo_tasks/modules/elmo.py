@@ -79,18 +79,10 @@ class Elmo(ElmoMixes, FromParams):
                 bilm = load_elmo_bilm(options_file, weight_file, stateful)
             if match_allennlp_random_stream:
                 draw_like_allennlp_elmo(bilm.options)
-        self._setup_elmo(
-            bilm,
-            num_output_representations,
-            requires_grad,
-            do_layer_norm,
-            dropout,
-            scalar_mix_parameters,
-            layer_norm_style,
-            keep_sentence_boundaries,
-            words_to_cache(vocab_to_cache, vocab),
-            cache_size_mb,
-        )
+        self._setup_bilm(bilm, requires_grad)
+        self._setup_mixes(num_output_representations, do_layer_norm, dropout, scalar_mix_parameters, layer_norm_style)
+        self._setup_caches(words_to_cache(vocab_to_cache, vocab), cache_size_mb)
+        self.keep_sentence_boundaries = keep_sentence_boundaries
 
     def get_output_dim(self) -> int:
         bilm: Any = self.bilm  # ours has output_dim; a custom module may have AllenNLP's get_output_dim()

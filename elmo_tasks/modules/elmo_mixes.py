@@ -32,6 +32,7 @@ from elmo_tasks.modules.allennlp_state import (
     is_allennlp_bilm_state,
 )
 from elmo_tasks.modules.layer_cache import LayerCache
+from elmo_tasks.setting_checks import positive_count
 
 logger = logging.getLogger(__name__)
 
@@ -60,37 +61,40 @@ def words_to_cache(vocab_to_cache: Union[str, Sequence[str], None], vocab: Optio
 class ElmoMixes(torch.nn.Module):
     """A biLM (``self.bilm``) and ``num_output_representations`` scalar mixes (``scalar_mix_k``).
 
-    Subclasses call ``_setup_elmo`` in ``__init__`` and ``_representations`` in ``forward``.
+    Subclasses call ``_setup_bilm``, ``_setup_mixes`` and ``_setup_caches`` in ``__init__``, and
+    ``_representations`` in ``forward``.
     """
+
+    # Whether the outputs keep the ``<S>``/``</S>`` positions (``Elmo(keep_sentence_boundaries=True)``).
+    keep_sentence_boundaries = False
 
     # Ours, or a custom module with AllenNLP's ``_ElmoBiLm`` interface (``Elmo(module=...)``), whose
     # attributes (``num_layers``, ``get_output_dim()``, its output dict) are known only by duck typing.
     bilm: Union[BiLM, Any]
 
-    def _setup_elmo(
+    def _setup_bilm(self, bilm: Union[BiLM, Any], requires_grad: bool) -> None:
+        """The biLM, frozen unless ``requires_grad`` (a custom module's parameters are its owner's)."""
+        self.bilm = bilm
+        self.requires_grad = requires_grad
+        if isinstance(bilm, BiLM):
+            for parameter in bilm.parameters():
+                parameter.requires_grad_(requires_grad)
+        self._register_load_state_dict_pre_hook(self._read_allennlp_keys)
+
+    def _setup_mixes(
         self,
-        bilm: Union[BiLM, Any],
         num_output_representations: int,
-        requires_grad: bool,
         do_layer_norm: bool,
         dropout: float,
         scalar_mix_parameters: Optional[List[float]],
         layer_norm_style: str,
-        keep_sentence_boundaries: bool,
-        cached_words: Optional[List[str]],
-        cache_size_mb: float,
     ) -> None:
-        if num_output_representations < 1:
-            raise ConfigurationError("num_output_representations must be at least 1")
+        """The mixes of the biLM's layers (after ``_setup_bilm``), fixed where ``scalar_mix_parameters``
+        are given."""
+        positive_count(num_output_representations, "num_output_representations", "ELMo")
         if layer_norm_style not in LAYER_NORM_STYLES:
             raise ConfigurationError(f"layer_norm_style must be one of {LAYER_NORM_STYLES}, got '{layer_norm_style}'")
-        self.bilm = bilm
-        self.requires_grad = requires_grad
-        own_bilm = isinstance(bilm, BiLM)
-        if own_bilm:
-            for parameter in bilm.parameters():
-                parameter.requires_grad_(requires_grad)
-        num_layers = bilm.num_layers
+        num_layers = self.bilm.num_layers
         if scalar_mix_parameters is not None and len(scalar_mix_parameters) != num_layers:
             raise ConfigurationError(
                 f"scalar_mix_parameters: the biLM has {num_layers} layers but {len(scalar_mix_parameters)} mixing "
@@ -107,29 +111,31 @@ class ElmoMixes(torch.nn.Module):
         self.num_output_representations = num_output_representations
         self.do_layer_norm = do_layer_norm
         self.layer_norm_style = layer_norm_style
-        self.keep_sentence_boundaries = keep_sentence_boundaries
         self.dropout = torch.nn.Dropout(dropout)
-        stateful = own_bilm and bilm.stateful
-        use_cache = own_bilm and cache_size_mb > 0 and not requires_grad and not stateful
+
+    def _setup_caches(self, cached_words: Optional[List[str]], cache_size_mb: float) -> None:
+        """The layer cache and the word-vector cache, for a frozen biLM of ours (after ``_setup_bilm``):
+        fine-tuning would make cached outputs stale."""
+        own_bilm = isinstance(self.bilm, BiLM)
+        stateful = own_bilm and self.bilm.stateful
+        use_cache = own_bilm and cache_size_mb > 0 and not self.requires_grad and not stateful
         self.cache = LayerCache(cache_size_mb) if use_cache else None
         # sentences the biLM has encoded through the cache (a count for tests and benchmarks)
         self.sentences_run = 0
         self.word_cache: Optional[WordVectorCache] = None
-        if cached_words is not None:
-            if not own_bilm:
-                raise ConfigurationError(
-                    "vocab_to_cache needs our biLM (options_file/weight_file), not a custom module"
-                )
-            if requires_grad:
-                logger.warning(
-                    "vocab_to_cache is ignored while fine-tuning the biLM (requires_grad=True): cached "
-                    "word vectors would go stale as the character CNN trains; every word takes the "
-                    "character path instead"
-                )
-            else:
-                self.word_cache = WordVectorCache(cached_words, bilm.options.max_characters_per_token)
-                bilm.token_encoder.word_cache = self.word_cache
-        self._register_load_state_dict_pre_hook(self._read_allennlp_keys)
+        if cached_words is None:
+            return
+        if not own_bilm:
+            raise ConfigurationError("vocab_to_cache needs our biLM (options_file/weight_file), not a custom module")
+        if self.requires_grad:
+            logger.warning(
+                "vocab_to_cache is ignored while fine-tuning the biLM (requires_grad=True): cached "
+                "word vectors would go stale as the character CNN trains; every word takes the "
+                "character path instead"
+            )
+        else:
+            self.word_cache = WordVectorCache(cached_words, self.bilm.options.max_characters_per_token)
+            self.bilm.token_encoder.word_cache = self.word_cache
 
     # ---- the pass ----------------------------------------------------------------------
 

@@ -97,18 +97,9 @@ class ElmoTokenEmbedder(TokenEmbedder, ElmoMixes):
         bilm = self._build_bilm(options_file, weight_file, stateful)
         if fixed_layer_weights is not None:
             scalar_mix_parameters = _log_weights(fixed_layer_weights, bilm.num_layers)
-        self._setup_elmo(
-            bilm,
-            num_output_representations,
-            requires_grad,
-            do_layer_norm,
-            dropout,
-            scalar_mix_parameters,
-            layer_norm_style,
-            keep_sentence_boundaries=False,
-            cached_words=words_to_cache(vocab_to_cache, vocab),
-            cache_size_mb=cache_size_mb,
-        )
+        self._setup_bilm(bilm, requires_grad)
+        self._setup_mixes(num_output_representations, do_layer_norm, dropout, scalar_mix_parameters, layer_norm_style)
+        self._setup_caches(words_to_cache(vocab_to_cache, vocab), cache_size_mb)
         self.projection = torch.nn.Linear(bilm.output_dim, projection_dim) if projection_dim else None
 
     def _build_bilm(self, options_file: str, weight_file: Optional[str], stateful: bool) -> BiLM:

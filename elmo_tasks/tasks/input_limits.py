@@ -15,7 +15,6 @@ inputs never go through the model at once.
 
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TypeVar
 
-from allennlp.common.checks import ConfigurationError
 from allennlp.data import Instance
 from allennlp.models import Model
 
@@ -77,13 +76,6 @@ def check_sentence_tokens(
         predictor_args("max_sentence_tokens", count),
         where,
     )
-
-
-def positive_limit(value: int, argument: str, owner: str) -> int:
-    """``value`` if it is a positive integer; a ConfigurationError for a bad ``--predictor-args`` value."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigurationError(f"{owner}: {argument} must be a positive integer, got {value!r}")
-    return value
 
 
 def bounded_batches(

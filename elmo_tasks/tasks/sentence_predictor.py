@@ -13,7 +13,8 @@ from allennlp.data import DatasetReader, Instance
 from allennlp.data.tokenizers import Token, Tokenizer
 from allennlp.models import Model
 
-from elmo_tasks.tasks.input_limits import check_sentence_tokens, forward_in_bounded_batches, positive_limit
+from elmo_tasks.setting_checks import positive_count
+from elmo_tasks.tasks.input_limits import check_sentence_tokens, forward_in_bounded_batches
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
 from elmo_tasks.tokenization import blank_english_tokenizer
 
@@ -38,7 +39,7 @@ class SentencePredictor(JsonLinesPredictor):
         super().__init__(model, dataset_reader, frozen)
         self._tokenizer = tokenizer or blank_english_tokenizer()
         self.owner = owner
-        self.max_sentence_tokens = positive_limit(max_sentence_tokens, "max_sentence_tokens", owner)
+        self.max_sentence_tokens = positive_count(max_sentence_tokens, "max_sentence_tokens", owner)
 
     def check_input(self, record: object, where: Optional[Callable[[], str]] = None) -> None:
         """The keys (JsonLinesPredictor's check), then the sentence's length (``max_sentence_tokens``)."""

@@ -13,7 +13,7 @@ buckets.
 import dataclasses
 import time
 from pathlib import Path
-from typing import Callable, List
+from typing import Any, Callable, List
 
 import numpy
 
@@ -49,7 +49,6 @@ def train_word_vectors(
     Raises CorpusError when the corpus cannot be read or no word occurs ``min_count`` times.
     """
     from gensim.models import FastText, Word2Vec
-    from gensim.models.callbacks import CallbackAny2Vec
 
     corpus = TokenizedCorpus(corpus_path, GENSIM_MAX_SENTENCE_TOKENS, lowercase=options.lowercase)
     model_class = Word2Vec if options.algorithm == "word2vec" else FastText
@@ -63,34 +62,12 @@ def train_word_vectors(
         workers=options.workers,
     )
     start = time.perf_counter()
-    model.build_vocab(corpus_iterable=corpus)
-    if len(model.wv) == 0:
-        raise CorpusError(
-            f"{corpus_path}: no word occurs at least {options.min_count} times in its "
-            f"{counted(model.corpus_total_words, 'token', grouped=True)}; expected more text, or a lower --min-count"
-        )
-    report(
-        f"vocabulary: {counted(len(model.wv), 'word', grouped=True)} seen at least {options.min_count} times, in "
-        f"{counted(model.corpus_count, 'sentence', grouped=True)} of "
-        f"{counted(model.corpus_total_words, 'token', grouped=True)} ({time.perf_counter() - start:.1f} s)"
-    )
-
-    class EpochReport(CallbackAny2Vec):
-        def __init__(self) -> None:
-            self.done = 0
-            self.started = time.perf_counter()
-
-        def on_epoch_end(self, model: Word2Vec) -> None:
-            self.done += 1
-            elapsed = time.perf_counter() - self.started
-            left = elapsed / self.done * (options.epochs - self.done)
-            report(f"epoch {self.done}/{options.epochs} done ({elapsed:.1f} s so far, about {left:.0f} s left)")
-
+    _build_vocabulary(model, corpus, corpus_path, options.min_count, report)
     model.train(
         corpus_iterable=corpus,
         total_examples=model.corpus_count,
         epochs=options.epochs,
-        callbacks=[EpochReport()],
+        callbacks=[_epoch_reporter(options.epochs, report)],
     )
     seconds = time.perf_counter() - start
     keyed = model.wv
@@ -104,3 +81,39 @@ def train_word_vectors(
         tokens=int(model.corpus_total_words),
         seconds=seconds,
     )
+
+
+def _build_vocabulary(
+    model: Any, corpus: TokenizedCorpus, corpus_path: Path, min_count: int, report: Callable[[str], None]
+) -> None:
+    """Counts the corpus's words into ``model`` and reports the vocabulary; CorpusError if it is empty."""
+    start = time.perf_counter()
+    model.build_vocab(corpus_iterable=corpus)
+    if len(model.wv) == 0:
+        raise CorpusError(
+            f"{corpus_path}: no word occurs at least {min_count} times in its "
+            f"{counted(model.corpus_total_words, 'token', grouped=True)}; expected more text, or a lower --min-count"
+        )
+    report(
+        f"vocabulary: {counted(len(model.wv), 'word', grouped=True)} seen at least {min_count} times, in "
+        f"{counted(model.corpus_count, 'sentence', grouped=True)} of "
+        f"{counted(model.corpus_total_words, 'token', grouped=True)} ({time.perf_counter() - start:.1f} s)"
+    )
+
+
+def _epoch_reporter(epochs: int, report: Callable[[str], None]) -> Any:
+    """A gensim callback that reports each epoch's end, with the time left at the pace so far."""
+    from gensim.models.callbacks import CallbackAny2Vec
+
+    class EpochReport(CallbackAny2Vec):
+        def __init__(self) -> None:
+            self.done = 0
+            self.started = time.perf_counter()
+
+        def on_epoch_end(self, model: Any) -> None:
+            self.done += 1
+            elapsed = time.perf_counter() - self.started
+            left = elapsed / self.done * (epochs - self.done)
+            report(f"epoch {self.done}/{epochs} done ({elapsed:.1f} s so far, about {left:.0f} s left)")
+
+    return EpochReport()

@@ -188,23 +188,35 @@ def parse_conll_lines(lines: Iterable[str], path: str, min_columns: int = MIN_GO
                 f"{path}, line {line_number}: a token line outside any document; every token line must "
                 "sit between '#begin document (ID); part N' and '#end document'"
             )
-        columns = line.split()
-        if len(columns) < min_columns:
-            raise DataFileError(
-                f"{path}, line {line_number} (document {document.name}): {len(columns)} columns, expected "
-                f"at least {min_columns} (word, POS, parse, ..., speaker, ..., coreference last)"
-            )
-        token = document.num_tokens + len(sentence)
         assert builder is not None  # begun with the document
-        builder.add(token, columns[-1], line_number)
-        sentence.append(columns[3] if len(columns) > 3 else columns[0])
-        speakers.append(columns[SPEAKER_COLUMN] if len(columns) > SPEAKER_COLUMN else "-")
-        document.token_lines.append(line_number)
+        _add_token_line(line.split(), document, builder, sentence, speakers, (path, line_number), min_columns)
     if document is not None:
         raise DataFileError(
             f"{path}, line {line_number}: the file ends inside document {document.name} (begun on line "
             f"{document.begin_line}); add '#end document'"
         )
+
+
+def _add_token_line(
+    columns: List[str],
+    document: ConllDocument,
+    builder: "_ClusterBuilder",
+    sentence: List[str],
+    speakers: List[str],
+    place: Tuple[str, int],
+    min_columns: int,
+) -> None:
+    """One token line's word, speaker and coreference brackets, into the open sentence and document."""
+    path, line_number = place
+    if len(columns) < min_columns:
+        raise DataFileError(
+            f"{path}, line {line_number} (document {document.name}): {len(columns)} columns, expected "
+            f"at least {min_columns} (word, POS, parse, ..., speaker, ..., coreference last)"
+        )
+    builder.add(document.num_tokens + len(sentence), columns[-1], line_number)
+    sentence.append(columns[3] if len(columns) > 3 else columns[0])
+    speakers.append(columns[SPEAKER_COLUMN] if len(columns) > SPEAKER_COLUMN else "-")
+    document.token_lines.append(line_number)
 
 
 def coref_cells(num_tokens: int, clusters: Sequence[Sequence[Span]]) -> List[str]:

@@ -24,9 +24,10 @@ from allennlp.data.fields import ListField, MetadataField, SequenceLabelField, S
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
+from elmo_tasks.setting_checks import positive_count
 from elmo_tasks.tasks.coref.names import PREDICTOR
 from elmo_tasks.tasks.coref.reader import Conll2012CorefReader
-from elmo_tasks.tasks.input_limits import check_at_most, positive_limit, predictor_args
+from elmo_tasks.tasks.input_limits import check_at_most, predictor_args
 from elmo_tasks.tasks.instance_fields import field_of, items_of
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
 from elmo_tasks.tokenization import blank_english_tokenizer
@@ -119,8 +120,8 @@ class CorefPredictor(JsonLinesPredictor):
     ) -> None:
         super().__init__(model, dataset_reader, frozen)
         self._tokenizer = blank_english_tokenizer()
-        self.max_document_tokens = positive_limit(max_document_tokens, "max_document_tokens", OWNER)
-        self.max_padded_tokens = positive_limit(max_padded_tokens, "max_padded_tokens", OWNER)
+        self.max_document_tokens = positive_count(max_document_tokens, "max_document_tokens", OWNER)
+        self.max_padded_tokens = positive_count(max_padded_tokens, "max_padded_tokens", OWNER)
 
     def _sentences(self, text: str) -> List[List[str]]:
         return split_sentences([token.ensure_text() for token in self._tokenizer.tokenize(text)])

@@ -40,6 +40,7 @@ from allennlp.data.fields import (
 )
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
+from elmo_tasks.setting_checks import positive_count, positive_setting
 from elmo_tasks.tasks.coref.conll import Cluster, ConllDocument, read_conll_documents
 from elmo_tasks.tasks.coref.names import OLD_READER, READER
 from elmo_tasks.tasks.data_files import DataFileError
@@ -126,12 +127,8 @@ class Conll2012CorefReader(DatasetReader):
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
-        if max_span_width < 1:
-            raise ConfigurationError(f"max_span_width must be at least 1, got {max_span_width}")
-        if max_sentences is not None and max_sentences < 1:
-            raise ConfigurationError(
-                f"max_sentences must be at least 1 (or null for whole documents), got {max_sentences}"
-            )
+        positive_count(max_span_width, "max_span_width", READER)
+        positive_setting(max_sentences, "max_sentences", READER, optional=True)
         if holdout_modulus < 2:
             raise ConfigurationError(f"holdout_modulus must be at least 2, got {holdout_modulus}")
         self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}

@@ -10,6 +10,7 @@ from allennlp.data.fields import TextField
 from allennlp.data.token_indexers import ELMoTokenCharactersIndexer, SingleIdTokenIndexer
 
 from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN
+from elmo_tasks.setting_checks import positive_count
 from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.tasks.instance_fields import field_of
 from elmo_tasks.tasks.lm.text_source import LineStats, decoded_lines, expand_data_path
@@ -58,8 +59,7 @@ class BilmRawTextReader(DatasetReader):
         super().__init__(manual_distributed_sharding=True, manual_multiprocess_sharding=True, **kwargs)
         if text_format not in ("sentence_per_line", "running"):
             raise ConfigurationError(f"text_format must be 'sentence_per_line' or 'running', got {text_format!r}")
-        if max_sentence_length < 1:
-            raise ConfigurationError(f"max_sentence_length must be positive, got {max_sentence_length}")
+        positive_count(max_sentence_length, "max_sentence_length", "the bilm_raw_text reader")
         self.tokenizer = tokenizer or blank_english_tokenizer()
         self.token_indexers = token_indexers or {"elmo": ELMoTokenCharactersIndexer()}
         self.text_format = text_format

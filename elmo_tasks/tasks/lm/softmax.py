@@ -19,6 +19,8 @@ from allennlp.common.checks import ConfigurationError
 from torch import nn
 from torch.nn import functional as F
 
+from elmo_tasks.setting_checks import positive_count
+
 SAMPLERS = ("log_uniform", "uniform")
 
 
@@ -38,10 +40,8 @@ class LmSoftmax(nn.Module):
         super().__init__()
         if sampler not in SAMPLERS:
             raise ConfigurationError(f"the softmax sampler must be one of {SAMPLERS}, got {sampler!r}")
-        if num_samples < 1:
-            raise ConfigurationError(f"num_samples must be positive, got {num_samples}")
         self.vocab_size = vocab_size
-        self.num_samples = num_samples
+        self.num_samples = positive_count(num_samples, "num_samples", "the sampled softmax")
         self.sampler = sampler
         self.padding_index = padding_index
         self.weight = nn.Parameter(torch.empty(vocab_size, dim))

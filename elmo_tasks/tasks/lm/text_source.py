@@ -95,25 +95,7 @@ def decoded_lines(
     after_doc_open = False
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
-            if b"\x00" in raw:
-                raise DataFileError(
-                    f"{path}, line {number}: NUL byte found; this looks like a binary file, not text. "
-                    "Give the biLM reader UTF-8 text files (one sentence or paragraph per line)."
-                )
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                if fallback_encoding is not None:
-                    line = raw.decode(fallback_encoding, errors="replace")
-                    stats.fallback_decoded += 1
-                    if stats.fallback_decoded <= 10:
-                        logger.warning("%s, line %d: not UTF-8, decoded as %s", path, number, fallback_encoding)
-                else:
-                    raise DataFileError(
-                        f"{path}, line {number}: not valid UTF-8 ({err.reason} at byte {err.start} of the line). "
-                        "Convert the file to UTF-8 first (e.g. `iconv -f latin1 -t utf-8`), remove it if "
-                        'it is not text, or set the reader\'s fallback_encoding (e.g. "cp1252").'
-                    ) from None
+            line = _decoded_line(raw, path, number, stats, fallback_encoding)
             stats.lines += 1
             file_lines = number
             line = line.strip()
@@ -140,3 +122,25 @@ def decoded_lines(
             f"{path} contains no text ({file_lines} line(s), all blank or markup). "
             "Remove it from the data path or give a file with one sentence (or paragraph) per line."
         )
+
+
+def _decoded_line(raw: bytes, path: str, number: int, stats: LineStats, fallback_encoding: Optional[str]) -> str:
+    """Line ``number`` of ``path`` as text: UTF-8, else ``fallback_encoding`` (counted), else an error."""
+    if b"\x00" in raw:
+        raise DataFileError(
+            f"{path}, line {number}: NUL byte found; this looks like a binary file, not text. "
+            "Give the biLM reader UTF-8 text files (one sentence or paragraph per line)."
+        )
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        if fallback_encoding is None:
+            raise DataFileError(
+                f"{path}, line {number}: not valid UTF-8 ({err.reason} at byte {err.start} of the line). "
+                "Convert the file to UTF-8 first (e.g. `iconv -f latin1 -t utf-8`), remove it if "
+                'it is not text, or set the reader\'s fallback_encoding (e.g. "cp1252").'
+            ) from None
+        stats.fallback_decoded += 1
+        if stats.fallback_decoded <= 10:
+            logger.warning("%s, line %d: not UTF-8, decoded as %s", path, number, fallback_encoding)
+        return raw.decode(fallback_encoding, errors="replace")

@@ -14,7 +14,7 @@ from allennlp.data.fields import LabelField
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
-from elmo_tasks.tasks.input_limits import positive_limit
+from elmo_tasks.setting_checks import positive_count
 from elmo_tasks.tasks.snli.names import OLD_PREDICTOR, PREDICTOR
 from elmo_tasks.tasks.text_pair_predictor import TextLimit, TextPairPredictor
 
@@ -43,7 +43,7 @@ class SnliPairPredictor(TextPairPredictor):
         max_sentence_tokens: int = MAX_SENTENCE_TOKENS,
     ) -> None:
         super().__init__(model, dataset_reader, frozen, OWNER)
-        self.max_sentence_tokens = positive_limit(max_sentence_tokens, "max_sentence_tokens", OWNER)
+        self.max_sentence_tokens = positive_count(max_sentence_tokens, "max_sentence_tokens", OWNER)
 
     def text_limits(self) -> List[TextLimit]:
         return [

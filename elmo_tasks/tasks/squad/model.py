@@ -38,7 +38,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union, cast
 
 import torch
 from allennlp.common import Lazy
-from allennlp.common.checks import ConfigurationError, check_dimensions_match
+from allennlp.common.checks import check_dimensions_match
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models import Model
 from allennlp.modules import Seq2SeqEncoder, TextFieldEmbedder
@@ -55,6 +55,7 @@ from allennlp.nn.util import (
 )
 
 from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice, embed_text, output_dim
+from elmo_tasks.setting_checks import positive_count
 from elmo_tasks.tasks.registration import register_task_model
 from elmo_tasks.tasks.squad.distinct_passages import distinct_rows, select_rows
 from elmo_tasks.tasks.squad.metric import SquadEmAndF1
@@ -96,8 +97,7 @@ class BidafSelfAttention(Model):
     ) -> None:
         # kwargs: the arguments of every AllenNLP Model (regularizer, serialization_dir, ddp_accelerator)
         super().__init__(vocab, **kwargs)
-        if max_span_length < 1:
-            raise ConfigurationError(f"{MODEL}: max_span_length must be >= 1, got {max_span_length}")
+        positive_count(max_span_length, "max_span_length", MODEL)
         self.text_field_embedder = text_field_embedder
         self.phrase_layer = phrase_layer
         self.residual_encoder = residual_encoder

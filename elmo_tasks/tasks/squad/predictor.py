@@ -16,7 +16,7 @@ from allennlp.data.fields import IndexField, MetadataField, TextField
 from allennlp.models import Model
 from allennlp.predictors import Predictor
 
-from elmo_tasks.tasks.input_limits import positive_limit
+from elmo_tasks.setting_checks import positive_count
 from elmo_tasks.tasks.instance_fields import field_of
 from elmo_tasks.tasks.predictor_input import PredictorInputError
 from elmo_tasks.tasks.squad.names import OLD_PREDICTOR, PREDICTOR
@@ -51,8 +51,8 @@ class SquadQaPredictor(TextPairPredictor):
         max_question_tokens: int = MAX_QUESTION_TOKENS,
     ) -> None:
         super().__init__(model, dataset_reader, frozen, OWNER)
-        self.max_passage_tokens = positive_limit(max_passage_tokens, "max_passage_tokens", OWNER)
-        self.max_question_tokens = positive_limit(max_question_tokens, "max_question_tokens", OWNER)
+        self.max_passage_tokens = positive_count(max_passage_tokens, "max_passage_tokens", OWNER)
+        self.max_question_tokens = positive_count(max_question_tokens, "max_question_tokens", OWNER)
 
     def text_limits(self) -> List[TextLimit]:
         """The passage first: self-attention over it bounds the model's passes."""

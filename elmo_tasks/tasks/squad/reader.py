@@ -36,6 +36,7 @@ from allennlp.data import DatasetReader, Instance, Token, TokenIndexer, Tokenize
 from allennlp.data.fields import IndexField, MetadataField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
+from elmo_tasks.setting_checks import positive_setting
 from elmo_tasks.tasks.data_files import DataFileError, not_utf8
 from elmo_tasks.tasks.data_selection import DataPathError
 from elmo_tasks.tasks.squad.names import READER
@@ -215,8 +216,7 @@ class SquadV1Reader(DatasetReader):
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
-        if passage_length_limit is not None and passage_length_limit < 1:
-            raise ConfigurationError(f"passage_length_limit must be positive (or null), got {passage_length_limit}")
+        positive_setting(passage_length_limit, "passage_length_limit", READER, optional=True)
         self.tokenizer = tokenizer or SpacyBlankTokenizer()
         self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
         self.passage_length_limit = passage_length_limit

@@ -8,7 +8,8 @@ from allennlp.data.fields import SequenceLabelField, TextField
 from allennlp.models import Model
 from allennlp.predictors.predictor import Predictor
 
-from elmo_tasks.tasks.input_limits import bounded_batches, check_at_most, positive_limit, predictor_args
+from elmo_tasks.setting_checks import positive_count
+from elmo_tasks.tasks.input_limits import bounded_batches, check_at_most, predictor_args
 from elmo_tasks.tasks.instance_fields import field_of
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor, PredictorInputError
 from elmo_tasks.tasks.srl.names import PREDICTOR
@@ -64,8 +65,8 @@ class SrlPredictor(JsonLinesPredictor):
         super().__init__(model, dataset_reader)
         self._tokenizer = blank_english_tokenizer()
         self._verb_finder = verb_finder if verb_finder is not None else PosVerbFinder()
-        self.max_sentence_tokens = positive_limit(max_sentence_tokens, "max_sentence_tokens", OWNER)
-        self.tokens_per_batch = positive_limit(tokens_per_batch, "tokens_per_batch", OWNER)
+        self.max_sentence_tokens = positive_count(max_sentence_tokens, "max_sentence_tokens", OWNER)
+        self.tokens_per_batch = positive_count(tokens_per_batch, "tokens_per_batch", OWNER)
 
     def predict(self, sentence: str) -> JsonDict:
         return self.predict_json({"sentence": sentence})

@@ -72,7 +72,7 @@ def test_export_finds_the_one_bilm(tmp_path):
 def test_config_mistakes_are_configuration_errors(tmp_path):
     with pytest.raises(ConfigurationError, match="sampler must be one of"):
         BilmLanguageModel(_vocab(["a"]), options_file=TF_OPTIONS, sampler="zipf")
-    with pytest.raises(ConfigurationError, match="num_samples must be positive"):
+    with pytest.raises(ConfigurationError, match="num_samples must be a positive integer, got 0"):
         BilmLanguageModel(_vocab(["a"]), options_file=TF_OPTIONS, num_samples=0)
     from elmo_tasks.tasks.lm import ExportBilmCallback
 

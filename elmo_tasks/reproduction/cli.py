@@ -43,6 +43,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from elmo_tasks.reproduction import diagnose
 from elmo_tasks.reproduction.commands import RunFailed
+from elmo_tasks.reproduction.epoch_cap import raised_from, stopped_early
 from elmo_tasks.reproduction.plan import Job, Plan
 from elmo_tasks.reproduction.progress import Progress
 from elmo_tasks.reproduction.records import Record, load_records
@@ -130,7 +131,8 @@ def parse_args(argv: Optional[List[str]]) -> Tuple[argparse.Namespace, List[str]
 def mark_outdated(plan: Plan, records: List[Record]) -> None:
     """Sets ``outdated`` on each record whose run the current config files or shipped biLM would not
     reuse: its config fingerprint or biLM sha256 differs from what its variant resolves to today (or the
-    variant is gone), so the report can say which results predate a change."""
+    variant is gone), unless the run stopped by patience before a lower epoch cap that is all that
+    differs (``epoch_cap``), so the report can say which results predate a change."""
     current: Dict[Tuple[str, str, Optional[str]], Optional[Dict[str, Any]]] = {}
     for record in records:
         key = (record["task"], record["variant"], record.get("split"))
@@ -143,6 +145,9 @@ def mark_outdated(plan: Plan, records: List[Record]) -> None:
         settings = current[key]
         recorded = {name: record.get(name) for name in ("config_sha256", "bilm_weights_sha256")}
         record["outdated"] = settings is None or any(value != settings.get(name) for name, value in recorded.items())
+        if record["outdated"] and settings is not None:  # the same run still, if it stopped before a lower cap
+            old_cap = raised_from(record, settings)
+            record["outdated"] = old_cap is None or not stopped_early(record, old_cap)
 
 
 def current_where_rerun(records: List[Record]) -> List[Record]:

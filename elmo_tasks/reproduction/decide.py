@@ -2,7 +2,8 @@
 from scratch over an old directory, or resuming an interrupted training with ``--recover``).
 
 ``training_step`` is the rule for any ``allennlp train`` directory, the task runs' and the fine-tuned
-biLM's alike; ``decide`` adds, for a task run, the ways a finished run is reused.
+biLM's alike; ``decide`` adds, for a task run, the ways a finished run is reused, and what a raised
+epoch cap keeps (``epoch_cap``).
 """
 
 import json
@@ -11,8 +12,16 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from elmo_tasks.reproduction.epoch_cap import raised_from, reused_under, stopped_early
 from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
-from elmo_tasks.reproduction.records import Record, finished_run_record, kept_record, same_settings, twin_record
+from elmo_tasks.reproduction.records import (
+    RECORD_VERSION,
+    Record,
+    finished_run_record,
+    kept_record,
+    same_settings,
+    twin_record,
+)
 from elmo_tasks.reproduction.tasks import TASKS
 
 
@@ -21,13 +30,14 @@ class Step(Enum):
 
     DONE = "trained already with these settings"
     RESUME = "interrupted with these settings: resume from its checkpoints"
+    EXTEND = "trained (or interrupted) under a lower epoch cap, all else the same: continue to the new cap"
     RESTART = "made with other settings (or forced): train from scratch over it"
     TRAIN = "no directory yet: train"
 
     @property
     def flags(self) -> List[str]:
         """What ``allennlp train`` adds for this step."""
-        return {Step.RESUME: ["--recover"], Step.RESTART: ["-f"]}.get(self, [])
+        return {Step.RESUME: ["--recover"], Step.EXTEND: ["--recover"], Step.RESTART: ["-f"]}.get(self, [])
 
 
 def training_step(run_dir: Path, same: bool, finished: bool) -> Step:
@@ -45,22 +55,26 @@ class Reuse(Enum):
     RUN_DIR = "its finished run directory"
     RECORD = "its record in the records directory (no run directory)"
     TWIN = "the record of another variant's run that trained the same model"
+    EARLY_STOPPED = "a run that stopped by patience before a lower epoch cap, all else the same"
 
 
 @dataclass(frozen=True)
 class Decision:
-    """A run's fate: a ``record`` to reuse (``reuse`` says whence), a training ``step``, or neither (skipped)."""
+    """A run's fate: a ``record`` to reuse (``reuse`` says whence), a training ``step``, or neither (skipped);
+    ``old_cap``: the lower epoch cap of a run reused or extended under a raised one."""
 
     record: Optional[Record] = None
     reuse: Optional[Reuse] = None
     step: Optional[Step] = None
+    old_cap: Optional[int] = None
 
 
 def decide(plan: Plan, job: Job, settings: Dict[str, Any]) -> Decision:
     """What to do with ``job``, in this order: reuse its finished run directory, then (once that is gone)
-    its kept record, then the record of another variant that trained the very same model; with
-    ``--reuse-only`` nothing else; else the training step its directory calls for. ``--force`` trains
-    again whatever was there."""
+    its kept record, then the record of another variant that trained the very same model, then a run
+    that stopped early under a lower epoch cap; with ``--reuse-only`` nothing else; else continue a run
+    trained to a lower cap, or the training step its directory calls for. ``--force`` trains again
+    whatever was there."""
     paths, force = plan.paths(job), plan.args.force
     name = paths.run_dir.name
     if not force:
@@ -74,9 +88,45 @@ def decide(plan: Plan, job: Job, settings: Dict[str, Any]) -> Decision:
         record = twin_record(plan.records_dir, job.task, job.variant, name, settings)
         if record is not None:
             return Decision(record, Reuse.TWIN)
+        early = _stopped_under_a_lower_cap(plan, job, settings)
+        if early is not None:
+            return early
     if plan.args.reuse_only:
         return Decision()
+    old_cap = None if force else _trained_to_a_lower_cap(paths, settings)
+    if old_cap is not None:
+        return Decision(step=Step.EXTEND, old_cap=old_cap)
     return Decision(step=training_step(paths.run_dir, not force and _trained_with(paths, settings), _trained(paths)))
+
+
+def _stopped_under_a_lower_cap(plan: Plan, job: Job, settings: Dict[str, Any]) -> Optional[Decision]:
+    """The reuse of the run's record (in its directory, else kept) when that run stopped by patience
+    before its lower epoch cap, all else as ``settings``."""
+    paths = plan.paths(job)
+    record_file = paths.run_dir / "record.json"
+    if not (record_file.exists() and (paths.run_dir / "test_metrics.json").exists()):
+        record_file = plan.records_dir / job.task / job.variant / f"{paths.run_dir.name}.json"
+    if not record_file.exists():
+        return None
+    record = json.loads(record_file.read_text())
+    if record.get("record_version") != RECORD_VERSION or "trained_as" in record:
+        return None
+    old_cap = raised_from(record, settings)
+    if old_cap is None or not stopped_early(record, old_cap):
+        return None
+    return Decision(reused_under(record, settings, old_cap), Reuse.EARLY_STOPPED, old_cap=old_cap)
+
+
+def _trained_to_a_lower_cap(paths: RunPaths, settings: Dict[str, Any]) -> Optional[int]:
+    """The lower epoch cap the run directory trained under, all else as ``settings``, when its training
+    can go on: it has checkpoints and reached that cap, or was interrupted before it."""
+    if not (paths.settings_file.exists() and any(paths.run_dir.glob("*_state_e*.th"))):
+        return None
+    old_cap = raised_from(json.loads(paths.settings_file.read_text()), settings)
+    if old_cap is None or not _trained(paths):
+        return old_cap
+    last_epoch = json.loads((paths.run_dir / "metrics.json").read_text()).get("epoch", -1)
+    return old_cap if last_epoch + 1 >= old_cap else None  # one that stopped by patience is reused, not extended
 
 
 def _trained_with(paths: RunPaths, settings: Dict[str, Any]) -> bool:
@@ -97,6 +147,12 @@ def reused_label(job: Job, decision: Decision, records_dir: Path) -> str:
         return f"{label} (from its record in {records_dir}; no run directory)"
     if decision.reuse is Reuse.TWIN and decision.record is not None:
         return f"{label} (trained as {trained_as(decision.record, name)}: the same resolved config and seed)"
+    if decision.reuse is Reuse.EARLY_STOPPED and decision.record is not None:
+        cap = decision.record["overrides"]["trainer.num_epochs"]
+        return (
+            f"{label} (stopped by patience after {len(decision.record['validation_curve'])} epochs under a cap of "
+            f"{decision.old_cap}: the same run under a cap of {cap})"
+        )
     return label
 
 

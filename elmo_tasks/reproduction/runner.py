@@ -11,6 +11,7 @@ from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.commands import ALLENNLP, ROOT, RunFailed, git_commit, run_allennlp, shown
 from elmo_tasks.reproduction.decide import Decision, Reuse, Step, decide, reused_label, trained_as
+from elmo_tasks.reproduction.epoch_cap import CAP, open_for_more_epochs
 from elmo_tasks.reproduction.finetune import prepare_finetuned_bilm
 from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
 from elmo_tasks.reproduction.progress import Progress
@@ -22,6 +23,7 @@ from elmo_tasks.reproduction.word_vectors import prepare_word_vectors
 STEP_MESSAGES = {
     Step.DONE: "trained already, evaluating",
     Step.RESUME: "interrupted, resuming (--recover)",
+    Step.EXTEND: "trained under a lower epoch cap, continuing from its last checkpoint (--recover)",
     Step.RESTART: "made with other settings or forced, training from scratch",
 }
 
@@ -35,7 +37,7 @@ def run_one(plan: Plan, job: Job, progress: Progress) -> Optional[Record]:
         with run_lock(plan.paths(job).lock):
             decision = decide(plan, job, settings)  # again, holding the run: another process may have finished it
             if decision.step is not None:
-                record = _train_and_evaluate(plan, job, settings, decision.step)
+                record = _train_and_evaluate(plan, job, settings, decision)
                 progress.finished()
                 return save_run_record(record, plan.paths(job).run_dir, plan.records_dir, plan.budget)
     return _reuse(plan, job, decision, progress)
@@ -52,8 +54,10 @@ def _reuse(plan: Plan, job: Job, decision: Decision, progress: Progress) -> Opti
         return None
     progress.reused(reused_label(job, decision, plan.records_dir))
     paths = plan.paths(job)
-    if decision.reuse is Reuse.RUN_DIR:
+    if decision.reuse is Reuse.RUN_DIR or (decision.reuse is Reuse.EARLY_STOPPED and paths.run_dir.exists()):
         return save_run_record(decision.record, paths.run_dir, plan.records_dir, plan.budget)
+    if decision.reuse is Reuse.EARLY_STOPPED:
+        return save_record(decision.record, plan.records_dir)
     if decision.reuse is Reuse.TWIN:
         twin = {
             **decision.record,
@@ -64,8 +68,9 @@ def _reuse(plan: Plan, job: Job, decision: Decision, progress: Progress) -> Opti
     return decision.record
 
 
-def _train_and_evaluate(plan: Plan, job: Job, settings: Dict[str, Any], step: Step) -> Record:
-    """Trains as ``step`` says (after making the fine-tuned biLM the run reads, if any), evaluates, records."""
+def _train_and_evaluate(plan: Plan, job: Job, settings: Dict[str, Any], decision: Decision) -> Record:
+    """Trains as the decision's step says (after making the fine-tuned biLM the run reads, if any),
+    evaluates, records."""
     paths = plan.paths(job)
     seed = plan.args.seed_base + job.seed_index
     env = configs.run_env(settings["data"], seed, settings["env"])
@@ -77,7 +82,8 @@ def _train_and_evaluate(plan: Plan, job: Job, settings: Dict[str, Any], step: St
     if "bilm_finetuning" in settings:
         recipe, start_sha = settings["bilm_finetuning"], settings["bilm_weights_sha256"]
         commands.append(prepare_finetuned_bilm(plan, job.task, recipe, start_sha))
-    train, train_seconds = _train(plan, paths, env, settings, step)
+    assert decision.step is not None
+    train, train_seconds = _train(plan, paths, env, settings, decision.step)
     commands.append(shown(env, train))
     commit = git_commit()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
@@ -89,6 +95,7 @@ def _train_and_evaluate(plan: Plan, job: Job, settings: Dict[str, Any], step: St
         "evaluated_at": started,
         **built,
         **commit,
+        **({} if decision.old_cap is None else {"epoch_cap_raised_from": decision.old_cap}),
     }
     return build_record(job.task, job.variant, job.seed_index, seed, paths.run_dir, settings, base)
 
@@ -115,10 +122,12 @@ def _train(
     if step is Step.DONE:
         return train, _train_seconds(paths.spent_file, None, restart=False)
     train += step.flags
+    if step is Step.EXTEND:
+        open_for_more_epochs(paths.run_dir, settings["overrides"][CAP])
     paths.run_dir.parent.mkdir(parents=True, exist_ok=True)
     paths.settings_file.write_text(json.dumps(settings, indent=2))
     seconds = run_allennlp(env, train, paths.beside(".train.log"), plan.args.in_process)
-    return train, _train_seconds(paths.spent_file, seconds, restart=step is not Step.RESUME)
+    return train, _train_seconds(paths.spent_file, seconds, restart=step in (Step.RESTART, Step.TRAIN))
 
 
 def _evaluate(plan: Plan, task: str, run_dir: Path, env: Dict[str, str]) -> Tuple[List[str], float]:

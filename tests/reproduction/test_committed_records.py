@@ -2,9 +2,10 @@
 runs: the harness reuses each of them rather than training it again.
 
 A record stops being reused when the run it describes would not be the same run today: another shipped
-biLM (an ELMo run reads it), other word vectors than the budget builds today, or a resolved config that
-changed. The first is expected when the biLM is
-replaced (README: the ELMo runs are then retrained); the second means an edit to the configs changed what
+biLM (an ELMo run reads it), other word vectors than the budget builds today, a raised epoch cap that the
+run reached (it is continued from its checkpoint), or a resolved config that changed otherwise. The first
+three are expected when the biLM is replaced, the vectors are rebuilt or a budget's cap is raised
+(README: those runs are then retrained or continued); the last one means an edit to the configs changed what
 the committed results were trained with (docs/CONVENTIONS.md: a refactoring must leave every resolved
 config as it was), and this test fails on it.
 """
@@ -15,6 +16,7 @@ from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.cli import mark_outdated, parse_args
 from elmo_tasks.reproduction.decide import decide
+from elmo_tasks.reproduction.epoch_cap import raised_from, stopped_early
 from elmo_tasks.reproduction.plan import Plan
 from elmo_tasks.reproduction.records import load_records
 from elmo_tasks.reproduction.tasks import TASKS
@@ -23,13 +25,16 @@ from tests.conftest import ROOT
 MINI_RECORDS = ROOT / "docs" / "results" / "records" / "mini"
 
 
-def _reusable_today(record: dict, shipped_bilm: str, plan: Plan) -> bool:
+def _reusable_today(record: dict, shipped_bilm: str, plan: Plan, settings: dict) -> bool:
     """Whether a record's run is the run the harness would train today: the same biLM, the same word vectors
-    as the budget builds today, and no file of the runs dir in its environment (the fine-tuned biLM lies in
-    the runs dir of the checkout that made it)."""
+    as the budget builds today, no epoch cap raised above one it reached, and no file of the runs dir in its
+    environment (the fine-tuned biLM lies in the runs dir of the checkout that made it)."""
     same_bilm = record.get("bilm_weights_sha256") in (None, shipped_bilm)
     same_vectors = record.get("word_vectors") == plan.word_vectors(record["task"])
-    return same_bilm and same_vectors and not any("/runs/" in value for value in record["env"].values())
+    old_cap = raised_from(record, settings)
+    reached_a_raised_cap = old_cap is not None and not stopped_early(record, old_cap)
+    runs_dir_file = any("/runs/" in value for value in record["env"].values())
+    return same_bilm and same_vectors and not reached_a_raised_cap and not runs_dir_file
 
 
 @pytest.mark.parametrize(
@@ -60,7 +65,7 @@ def test_the_committed_mini_records_are_reused_not_retrained(asked, tmp_path, mo
             settings_of[key] = plan.settings(job.task, plan.variants(job.task)[job.variant], job.split)
         decision = decide(plan, job, settings_of[key])
         reused = decision.record is not None and decision.step is None
-        assert reused == _reusable_today(record, shipped_bilm, plan), job
+        assert reused == _reusable_today(record, shipped_bilm, plan, settings_of[key]), job
         if reused:
             assert decision.record["value"] == record["value"]
         # The report marks a record † exactly where its run would not be reused.

@@ -95,7 +95,7 @@ def test_small_sample_shares_get_their_budgets_extra_epochs():
     srl, snli = plan.variants("srl"), plan.variants("snli")
     assert plan.settings("srl", srl["baseline_sample0.01"], None)["overrides"]["trainer.num_epochs"] == 30
     assert plan.settings("srl", srl["elmo_sample0.1"], None)["overrides"]["trainer.num_epochs"] == 8
-    assert plan.settings("srl", srl["elmo"], None)["overrides"]["trainer.num_epochs"] == 40  # the budget's own cap
+    assert plan.settings("srl", srl["elmo"], None)["overrides"]["trainer.num_epochs"] == 60  # the budget's own cap
     settings = plan.settings("snli", snli["elmo_sample0.1"], None)
     assert settings["overrides"]["trainer.num_epochs"] == 40 and settings["train_share"] == 0.1
     assert settings["overrides"]["train_data_path"].endswith("snli_1.0_dev.jsonl.gz#train#sample=0.1")

@@ -297,6 +297,66 @@ def test_a_run_that_another_process_is_training_fails_and_the_others_go_on(smoke
     assert not lock.exists()
 
 
+def test_a_raised_epoch_cap_continues_a_run_that_reached_the_old_one(smoke, tmp_path, capsys):
+    runs, _ = smoke
+    shutil.copytree(runs / "ner", tmp_path / "ner")
+    run_dir = tmp_path / "ner" / "baseline" / "seed0"
+    first = json.loads((run_dir / "record.json").read_text())
+    assert len(first["validation_curve"]) == 1  # the smoke cap: one epoch, reached
+    capsys.readouterr()
+    two_epochs = ("--overrides", '{"trainer.num_epochs": 2}')
+    assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline", *two_epochs) == 0
+    out = capsys.readouterr().out
+    assert "trained under a lower epoch cap, continuing from its last checkpoint (--recover)" in out
+    extended = json.loads((run_dir / "record.json").read_text())
+    assert extended["overrides"]["trainer.num_epochs"] == 2 and extended["epoch_cap_raised_from"] == 1
+    assert extended["config_resolved"]["trainer"]["num_epochs"] == 2
+    assert extended["commands"][0].endswith(" --recover")
+    # The first epoch is the one trained before, not trained again; the second one was added.
+    assert len(extended["validation_curve"]) == 2
+    assert extended["validation_curve"][0] == pytest.approx(first["validation_curve"][0])
+    spent = json.loads((run_dir.parent / "seed0.train_seconds.json").read_text())
+    assert len(spent) == 2 and extended["train_seconds"] == pytest.approx(sum(spent))
+    # The extended run is now the run of its cap: asked again, it is reused.
+    capsys.readouterr()
+    assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline", *two_epochs) == 0
+    assert "reusing ner baseline seed0" in capsys.readouterr().out
+
+
+def _as_stopped_early_under(record: dict, cap: int) -> dict:
+    """The record a run would leave that stopped by patience after the same epochs under a cap of ``cap``:
+    the same record with that cap in its overrides and its config's fingerprint."""
+    overrides = {**record["overrides"], "trainer.num_epochs": cap}
+    config = configs.resolved_config(record["config"], record["data"], overrides, record["env"])
+    assert len(record["validation_curve"]) < cap
+    return {**record, "overrides": overrides, "config_sha256": configs.config_fingerprint(config)}
+
+
+def test_a_run_that_stopped_before_its_epoch_cap_is_reused_under_a_raised_one(smoke, tmp_path, capsys):
+    runs, _ = smoke
+    kept = tmp_path / "records" / "ner" / "baseline" / "seed0.json"
+    kept.parent.mkdir(parents=True)
+    record = json.loads((runs / "records" / "ner" / "baseline" / "seed0.json").read_text())
+    kept.write_text(json.dumps(_as_stopped_early_under(record, 3)))
+    asked = ("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline", "--reuse-only")
+    capsys.readouterr()
+    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 5}') == 0
+    out = capsys.readouterr().out
+    assert "stopped by patience after 1 epochs under a cap of 3: the same run under a cap of 5" in out
+    reused = json.loads(kept.read_text())
+    assert reused["overrides"]["trainer.num_epochs"] == 5 and reused["epoch_cap_raised_from"] == 3
+    assert reused["value"] == record["value"] and reused["commands"] == record["commands"]
+    # Anything else changed with the cap (here the patience) makes it another run.
+    kept.write_text(json.dumps(_as_stopped_early_under(record, 3)))
+    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 5, "trainer.patience": 2}') == 0
+    assert "skipped (--reuse-only): ner baseline seed0" in capsys.readouterr().out
+    # A run that reached its cap (one epoch of one) was still improving as far as anyone knows: without its
+    # directory to continue from, it is not reused.
+    kept.write_text(json.dumps(record))
+    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 5}') == 0
+    assert "skipped (--reuse-only): ner baseline seed0" in capsys.readouterr().out
+
+
 def test_elmo_runs_of_another_biLM_are_not_reused_and_baselines_are(smoke, tmp_path, monkeypatch, capsys):
     runs, _ = smoke
     shutil.copytree(runs / "ner", tmp_path / "ner")

@@ -169,13 +169,17 @@ def cross_validation(task: str, records: List[Record]) -> List[str]:
 
 
 def _fold_row(split: Split, rows: List[Record], variant: str, metric: str) -> str:
-    by_split = {
-        s: metric_values([r for r in rows if (r.get("split") or split.default) == s], metric) for s in split.all
-    }
-    cells = [f"{statistics.mean(v):.2f} ({len(v)})" if v else "–" for v in by_split.values()]
+    fold_rows = {s: [r for r in rows if (r.get("split") or split.default) == s] for s in split.all}
+    by_split = {s: metric_values(runs, metric) for s, runs in fold_rows.items()}
+    cells = [
+        marked(f"{statistics.mean(by_split[s]):.2f} ({len(by_split[s])})", fold_rows[s]) if by_split[s] else "–"
+        for s in split.all
+    ]
     means = [statistics.mean(v) for v in by_split.values() if v]
     complete = len(means) == len(split.all)
     overall = f"{statistics.mean(means):.2f}" if complete else f"{len(means)} of {len(split.all)} folds run"
+    if complete and len({bool(r.get("outdated")) for r in rows}) > 1:
+        overall = "– (folds of different configs)"
     return f"| {variant} | " + " | ".join(cells) + f" | {overall} |"
 
 

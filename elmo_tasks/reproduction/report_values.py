@@ -91,14 +91,17 @@ def still_improving(rows: List[Record]) -> int:
 
 def cross_validated_per_seed(records: List[Record], task: str, variant: str) -> List[float]:
     """Per seed, the mean test metric over all the task's folds; empty unless every fold has every
-    seed of the default fold (then the folds together test every example once)."""
+    seed of the default fold (then the folds together test every example once), all of one config
+    (none of them outdated, or all: folds rerun with a new config do not mix with the old ones)."""
     split = TASKS[task].split
     if split is None:
         return []
+    runs = [r for r in records if r["task"] == task and r["variant"] == variant and r.get("value") is not None]
+    if len({bool(r.get("outdated")) for r in runs}) > 1:
+        return []
     by_seed: Dict[int, Dict[str, float]] = defaultdict(dict)
-    for record in records:
-        if record["task"] == task and record["variant"] == variant and record.get("value") is not None:
-            by_seed[record["seed_index"]][record.get("split") or split.default] = record["value"]
+    for record in runs:
+        by_seed[record["seed_index"]][record.get("split") or split.default] = record["value"]
     seeds = [k for k, folds in by_seed.items() if split.default in folds]
     if not seeds or any(set(by_seed[k]) != set(split.all) for k in seeds):
         return []

@@ -189,6 +189,13 @@ def test_a_complete_cross_validation_gives_table_1_the_mean_over_folds_per_seed(
     partial = [r for r in records if not (r["variant"] == "elmo" and r["seed_index"] == 1 and r["split"] == "3/4")]
     row = next(line for line in table_1(partial, "mini") if line.startswith("| SQuAD |"))
     assert "| 11.00 ± 1.41 | 32.00 ± 2.83 |" in row and "mean over all" not in row
+    # The default fold rerun with a new config, the other folds not yet: Table 1 takes the default fold's
+    # new runs, never a mean over folds of two configs, and the fold table marks the old folds.
+    rerun = [{**r, "outdated": r["split"] != "1/4"} for r in records]
+    row = next(line for line in table_1(rerun, "mini") if line.startswith("| SQuAD |"))
+    assert "| 11.00 ± 1.41 | 32.00 ± 2.83 |" in row and "mean over all" not in row
+    table = cross_validation("squad", rerun)
+    assert "| elmo | 32.00 (2) | 42.00 (2) † | 52.00 (2) † | 62.00 (2) † | – (folds of different configs) |" in table
 
 
 def test_table_1_names_the_biLMs_of_the_elmo_runs():

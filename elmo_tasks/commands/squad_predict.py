@@ -23,10 +23,11 @@ from elmo_tasks.commands.registration import register_command
 from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.tasks.data_selection import DataPathError
 from elmo_tasks.tasks.input_limits import InputTooLong
+from elmo_tasks.tasks.squad.articles import load_articles
 from elmo_tasks.tasks.squad.metric import metric_line, score_predictions
 from elmo_tasks.tasks.squad.names import PREDICTOR
 from elmo_tasks.tasks.squad.predictor import SquadQaPredictor
-from elmo_tasks.tasks.squad.reader import iter_questions, load_articles
+from elmo_tasks.tasks.squad.reader import iter_questions
 from elmo_tasks.wording import counted
 
 _fail = CommandError("squad-predict")

@@ -15,7 +15,7 @@ from elmo_tasks.tasks.data_selection import (
     split_path,
 )
 from elmo_tasks.tasks.snli.reader import SnliJsonlReader
-from elmo_tasks.tasks.squad.reader import load_articles
+from elmo_tasks.tasks.squad.articles import load_articles
 from elmo_tasks.tasks.srl.reader import read_srl_sentences
 from tests.conftest import FIXTURES_ROOT
 

@@ -9,12 +9,8 @@ import pytest
 from allennlp.common.checks import ConfigurationError
 from allennlp.data.tokenizers import WhitespaceTokenizer
 
-from elmo_tasks.tasks.squad.reader import (
-    SquadFormatError,
-    SquadV1Reader,
-    load_articles,
-    split_path,
-)
+from elmo_tasks.tasks.squad.articles import load_articles, split_path
+from elmo_tasks.tasks.squad.reader import SquadFormatError, SquadV1Reader
 from tests.conftest import FIXTURES_ROOT, SHARED, needs_shared
 
 TRAIN = FIXTURES_ROOT / "squad" / "train.json"

@@ -39,3 +39,30 @@ def test_the_paper_budget_names_the_papers_vectors_and_overrides_real_keys(task)
         assert tokens["pretrained_file"] == budget.env["ELMO_TASKS_WORD_VECTORS"], variant
         for key, value in budget.overrides.items():
             assert _value(resolved, key) != value, f"{task} {variant}: {key} already is {value}"
+
+
+# The audit's section of each task in docs/PAPER.md, by the start of its heading.
+AUDIT_SECTIONS = {
+    "squad": "### SQuAD",
+    "snli": "### SNLI",
+    "srl": "### SRL",
+    "coref": "### Coreference",
+    "ner": "### NER",
+    "sst5": "### SST-5",
+}
+
+
+def _audit_row(task: str, setting: str) -> list:
+    """The cells of the row ``setting`` in the task's audit table of docs/PAPER.md."""
+    text = (ROOT / "docs" / "PAPER.md").read_text()
+    section = text.split(AUDIT_SECTIONS[task], 1)[1].split("\n### ", 1)[0]
+    row = next(line for line in section.splitlines() if line.startswith(f"| {setting} |"))
+    return [cell.strip() for cell in row.strip("|").split("|")]
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_the_audit_gives_the_mini_budgets_epoch_cap_and_patience(task):
+    # columns: setting, paper, allennlp-models, ours `paper`, ours `mini`, why it differs
+    overrides = TASKS[task].budgets["mini"].overrides
+    assert _audit_row(task, "epochs")[4].startswith(f"at most {overrides['trainer.num_epochs']}")
+    assert _audit_row(task, "patience")[4].split(" ")[0] == str(overrides["trainer.patience"])

@@ -29,9 +29,9 @@ OUTDATED_NOTE = (
     "`--analyses` for an analysis variant) retrains exactly those runs."
 )
 IMPROVING_NOTE = (
-    "‡: most of these runs had their best validation at their last epoch, so more epochs would likely raise "
-    "them (each task's section gives every run's best epoch); baseline and ELMo train under the same epochs "
-    "and patience."
+    "‡: at least one of these runs had its best validation at its last epoch, so more epochs would likely "
+    "raise it (each task's section gives every run's best epoch); baseline and ELMo train under the same "
+    "epochs and patience."
 )
 WORD_VECTORS_NOTE = (
     "Word vectors: what the word embedding of both models started from: none (learned from the training data "
@@ -165,6 +165,8 @@ def cross_validation(task: str, records: List[Record]) -> List[str]:
             for variant in spec.configs
         ]
         lines.append("")
+    if any(OUTDATED_MARK in line for line in lines):
+        lines += [OUTDATED_NOTE, ""]
     return lines
 
 

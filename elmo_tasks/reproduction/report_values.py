@@ -40,9 +40,8 @@ def marked(text: str, rows: List[Record]) -> str:
 
 
 def marked_improving(text: str, rows: List[Record]) -> str:
-    """``text`` with the still-improving mark if most of ``rows`` that have a validation curve were."""
-    with_curves = sum(1 for row in rows if has_curve(row))
-    return text + IMPROVING_MARK if with_curves and 2 * still_improving(rows) > with_curves else text
+    """``text`` with the still-improving mark if any of ``rows`` was: a converged result has none."""
+    return text + IMPROVING_MARK if still_improving(rows) else text
 
 
 def by_variant(records: List[Record], task: str) -> Dict[str, List[Record]]:

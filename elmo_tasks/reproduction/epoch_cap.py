@@ -67,10 +67,18 @@ def reused_under(record: Dict[str, Any], settings: Dict[str, Any], old_cap: int)
     return {**record, **settings, "epoch_cap_raised_from": old_cap}
 
 
-def open_for_more_epochs(run_dir: Path, cap: int) -> None:
-    """Makes a run directory that trained to a lower cap continue to ``cap`` under ``--recover``:
+# In a run directory: the cap it first trained under, once a raised cap continued it (``allennlp train -f``
+# removes the directory, and the file with it, when the run is trained again from scratch).
+FIRST_CAP_FILE = "epoch_cap_raised_from.json"
+
+
+def open_for_more_epochs(run_dir: Path, cap: int, old_cap: int) -> None:
+    """Makes a run directory that trained to ``old_cap`` continue to ``cap`` under ``--recover``:
     allennlp resumes only under the config it saved, so the saved cap is raised; the files of the
     finished training go, so that an interruption now reads as an interrupted run, not a finished one."""
+    first_cap_file = run_dir / FIRST_CAP_FILE
+    if not first_cap_file.exists():
+        first_cap_file.write_text(json.dumps(old_cap))
     config_file = run_dir / "config.json"
     config = json.loads(config_file.read_text())
     config["trainer"]["num_epochs"] = cap
@@ -79,3 +87,9 @@ def open_for_more_epochs(run_dir: Path, cap: int) -> None:
         (run_dir / name).unlink(missing_ok=True)
     for metrics_file in run_dir.glob("test*_metrics.json"):
         metrics_file.unlink()
+
+
+def first_cap(run_dir: Path) -> Optional[int]:
+    """The cap a run directory first trained under, if a raised cap has continued it since."""
+    first_cap_file = run_dir / FIRST_CAP_FILE
+    return json.loads(first_cap_file.read_text()) if first_cap_file.exists() else None

@@ -11,7 +11,7 @@ from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.commands import ALLENNLP, ROOT, RunFailed, git_commit, run_allennlp, shown
 from elmo_tasks.reproduction.decide import Decision, Reuse, Step, decide, reused_label, trained_as
-from elmo_tasks.reproduction.epoch_cap import CAP, open_for_more_epochs
+from elmo_tasks.reproduction.epoch_cap import CAP, first_cap, open_for_more_epochs
 from elmo_tasks.reproduction.finetune import prepare_finetuned_bilm
 from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
 from elmo_tasks.reproduction.progress import Progress
@@ -37,7 +37,7 @@ def run_one(plan: Plan, job: Job, progress: Progress) -> Optional[Record]:
         with run_lock(plan.paths(job).lock):
             decision = decide(plan, job, settings)  # again, holding the run: another process may have finished it
             if decision.step is not None:
-                record = _train_and_evaluate(plan, job, settings, decision)
+                record = _train_and_evaluate(plan, job, settings, decision.step, decision.old_cap)
                 progress.finished()
                 return save_run_record(record, plan.paths(job).run_dir, plan.records_dir, plan.budget)
     return _reuse(plan, job, decision, progress)
@@ -68,9 +68,11 @@ def _reuse(plan: Plan, job: Job, decision: Decision, progress: Progress) -> Opti
     return decision.record
 
 
-def _train_and_evaluate(plan: Plan, job: Job, settings: Dict[str, Any], decision: Decision) -> Record:
-    """Trains as the decision's step says (after making the fine-tuned biLM the run reads, if any),
-    evaluates, records."""
+def _train_and_evaluate(
+    plan: Plan, job: Job, settings: Dict[str, Any], step: Step, old_cap: Optional[int] = None
+) -> Record:
+    """Trains as ``step`` says (after making the fine-tuned biLM the run reads, if any), evaluates,
+    records; ``old_cap``: the lower epoch cap a run continued by ``Step.EXTEND`` trained under."""
     paths = plan.paths(job)
     seed = plan.args.seed_base + job.seed_index
     env = configs.run_env(settings["data"], seed, settings["env"])
@@ -82,8 +84,7 @@ def _train_and_evaluate(plan: Plan, job: Job, settings: Dict[str, Any], decision
     if "bilm_finetuning" in settings:
         recipe, start_sha = settings["bilm_finetuning"], settings["bilm_weights_sha256"]
         commands.append(prepare_finetuned_bilm(plan, job.task, recipe, start_sha))
-    assert decision.step is not None
-    train, train_seconds = _train(plan, paths, env, settings, decision.step)
+    train, train_seconds = _train(plan, paths, env, settings, step, old_cap)
     commands.append(shown(env, train))
     commit = git_commit()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
@@ -95,8 +96,10 @@ def _train_and_evaluate(plan: Plan, job: Job, settings: Dict[str, Any], decision
         "evaluated_at": started,
         **built,
         **commit,
-        **({} if decision.old_cap is None else {"epoch_cap_raised_from": decision.old_cap}),
     }
+    earlier_cap = first_cap(paths.run_dir)
+    if earlier_cap is not None:
+        base["epoch_cap_raised_from"] = earlier_cap
     return build_record(job.task, job.variant, job.seed_index, seed, paths.run_dir, settings, base)
 
 
@@ -111,7 +114,7 @@ def _check_data(task: str, env: Dict[str, str]) -> None:
 
 
 def _train(
-    plan: Plan, paths: RunPaths, env: Dict[str, str], settings: Dict[str, Any], step: Step
+    plan: Plan, paths: RunPaths, env: Dict[str, str], settings: Dict[str, Any], step: Step, old_cap: Optional[int]
 ) -> Tuple[List[str], float]:
     """The training command (as run, with its flags) and the run's whole training time so far."""
     train = [ALLENNLP, "train", settings["config"], "-s", str(paths.run_dir)]
@@ -122,8 +125,8 @@ def _train(
     if step is Step.DONE:
         return train, _train_seconds(paths.spent_file, None, restart=False)
     train += step.flags
-    if step is Step.EXTEND:
-        open_for_more_epochs(paths.run_dir, settings["overrides"][CAP])
+    if step is Step.EXTEND and old_cap is not None:
+        open_for_more_epochs(paths.run_dir, settings["overrides"][CAP], old_cap)
     paths.run_dir.parent.mkdir(parents=True, exist_ok=True)
     paths.settings_file.write_text(json.dumps(settings, indent=2))
     seconds = run_allennlp(env, train, paths.beside(".train.log"), plan.args.in_process)

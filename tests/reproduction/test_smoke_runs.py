@@ -321,6 +321,12 @@ def test_a_raised_epoch_cap_continues_a_run_that_reached_the_old_one(smoke, tmp_
     capsys.readouterr()
     assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline", *two_epochs) == 0
     assert "reusing ner baseline seed0" in capsys.readouterr().out
+    # Interrupted once it was continued, it resumes as any run, and its record still says where it began.
+    for name in ("metrics.json", "model.tar.gz", "record.json", "test_metrics.json"):
+        (run_dir / name).unlink()
+    assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline", *two_epochs) == 0
+    assert "interrupted, resuming (--recover)" in capsys.readouterr().out
+    assert json.loads((run_dir / "record.json").read_text())["epoch_cap_raised_from"] == 1
 
 
 def _as_stopped_early_under(record: dict, cap: int) -> dict:

@@ -43,7 +43,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from elmo_tasks.reproduction import diagnose
 from elmo_tasks.reproduction.commands import RunFailed
-from elmo_tasks.reproduction.epoch_cap import raised_from, stopped_early
+from elmo_tasks.reproduction.epoch_cap import cap_stopped_under
 from elmo_tasks.reproduction.plan import Job, Plan
 from elmo_tasks.reproduction.progress import Progress
 from elmo_tasks.reproduction.records import Record, load_records
@@ -146,8 +146,7 @@ def mark_outdated(plan: Plan, records: List[Record]) -> None:
         recorded = {name: record.get(name) for name in ("config_sha256", "bilm_weights_sha256")}
         record["outdated"] = settings is None or any(value != settings.get(name) for name, value in recorded.items())
         if record["outdated"] and settings is not None:  # the same run still, if it stopped before a lower cap
-            old_cap = raised_from(record, settings)
-            record["outdated"] = old_cap is None or not stopped_early(record, old_cap)
+            record["outdated"] = cap_stopped_under(record, settings) is None
 
 
 def current_where_rerun(records: List[Record]) -> List[Record]:

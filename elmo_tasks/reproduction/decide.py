@@ -12,7 +12,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from elmo_tasks.reproduction.epoch_cap import raised_from, reused_under, stopped_early
+from elmo_tasks.reproduction.epoch_cap import cap_stopped_under, raised_from, reused_under
 from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
 from elmo_tasks.reproduction.records import (
     RECORD_VERSION,
@@ -111,8 +111,8 @@ def _stopped_under_a_lower_cap(plan: Plan, job: Job, settings: Dict[str, Any]) -
     record = json.loads(record_file.read_text())
     if record.get("record_version") != RECORD_VERSION or "trained_as" in record:
         return None
-    old_cap = raised_from(record, settings)
-    if old_cap is None or not stopped_early(record, old_cap):
+    old_cap = cap_stopped_under(record, settings)
+    if old_cap is None:
         return None
     return Decision(reused_under(record, settings, old_cap), Reuse.EARLY_STOPPED, old_cap=old_cap)
 

@@ -62,6 +62,13 @@ def stopped_early(record: Dict[str, Any], cap: int) -> bool:
     return 0 < epochs_trained(record) < cap
 
 
+def cap_stopped_under(record: Dict[str, Any], settings: Dict[str, Any]) -> Optional[int]:
+    """The lower cap a finished run stopped by patience before, all else as ``settings``: then it is the
+    run ``settings`` ask for; else None."""
+    old_cap = raised_from(record, settings)
+    return old_cap if old_cap is not None and stopped_early(record, old_cap) else None
+
+
 def reused_under(record: Dict[str, Any], settings: Dict[str, Any], old_cap: int) -> Dict[str, Any]:
     """The record of a run that stopped early under ``old_cap``, as the run ``settings`` ask for."""
     return {**record, **settings, "epoch_cap_raised_from": old_cap}

@@ -42,7 +42,7 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from elmo_tasks.reproduction import diagnose
-from elmo_tasks.reproduction.commands import RunFailed
+from elmo_tasks.reproduction.commands import RunFailed, env_paths_from_caller
 from elmo_tasks.reproduction.epoch_cap import cap_stopped_under
 from elmo_tasks.reproduction.plan import Job, Plan
 from elmo_tasks.reproduction.progress import Progress
@@ -177,6 +177,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["diagnose"]:
         return diagnose.main(argv[1:])
+    env_paths_from_caller()
     args, tasks = parse_args(argv)
     plan = Plan(args)
     jobs = plan.jobs(tasks)

@@ -16,6 +16,35 @@ ROOT = Path(__file__).resolve().parents[2]
 ALLENNLP = str(Path(sys.executable).parent / "allennlp")
 
 
+# Environment variables the caller may set to a path; the commands run from ROOT, not from the caller's directory.
+PATH_VARIABLES = (
+    "ELMO_TASKS_SHARED_DATA",
+    "ELMO_TASKS_WORD_VECTORS",
+    "ELMO_TASKS_GLOVE_DIR",
+    "ELMO_OPTIONS",
+    "ELMO_WEIGHTS",
+    "BILM_CORPUS",
+    "BILM_START",
+)
+
+
+def from_caller(value: str) -> str:
+    """A path the caller gave relative to their own directory, as seen from ROOT (where the commands run);
+    anything else (absolute, a package reference such as ``elmo_tasks:pretrained/...``, a path that is not
+    there from the caller's directory) as it is."""
+    if not value or os.path.isabs(value) or not os.path.exists(value):
+        return value
+    return os.path.relpath(os.path.abspath(value), ROOT)
+
+
+def env_paths_from_caller() -> None:
+    """Rewrites ``PATH_VARIABLES`` in this process's environment, so that the harness run from any directory
+    reads what the caller meant (a no-op from the repository's root)."""
+    for name in PATH_VARIABLES:
+        if name in os.environ:
+            os.environ[name] = from_caller(os.environ[name])
+
+
 class RunFailed(Exception):
     """One run cannot go on (a command failed, a config does not resolve); the message says which and where
     its log is. The other runs go on."""

@@ -53,14 +53,15 @@ class Plan:
     def __init__(self, args: argparse.Namespace):
         self.args = args
         self.budget: str = args.budget
-        self.runs_dir = Path(args.runs_dir) if args.runs_dir else ROOT / "runs" / self.budget
+        # The commands run from the repository's root; paths given relative to the caller's directory stay there.
+        self.runs_dir = _absolute(args.runs_dir) if args.runs_dir else ROOT / "runs" / self.budget
         kept = self.budget in ("mini", "paper")  # their records and report are committed
         default_records = ROOT / "docs" / "results" / "records" / self.budget if kept else self.runs_dir / "records"
-        self.records_dir = Path(args.records_dir) if args.records_dir else default_records
+        self.records_dir = _absolute(args.records_dir) if args.records_dir else default_records
         # the committed report only from the committed records: a comparison kept elsewhere reports beside its runs
         committed = self.budget == "mini" and self.records_dir == default_records
         default_results = ROOT / "docs" / "RESULTS.md" if committed else self.runs_dir / "RESULTS.md"
-        self.results = Path(args.results) if args.results else default_results
+        self.results = _absolute(args.results) if args.results else default_results
 
     def data(self, task: str) -> str:
         return TASKS[task].budgets[self.budget].data
@@ -175,6 +176,10 @@ class Plan:
             "validation_text": paths["validation"],
             "seed": self.args.seed_base,
         }
+
+
+def _absolute(path: str) -> Path:
+    return Path(os.path.abspath(path))  # abspath, not resolve: a run directory may be a link
 
 
 def from_root(path: Path) -> Path:

@@ -15,7 +15,7 @@ from elmo_tasks.reproduction.report_values import (
     marked_improving,
     mean_std,
     metric_values,
-    sample_efficiency_points,
+    sample_efficiency_runs,
     table_1_values,
     values,
 )
@@ -186,9 +186,10 @@ def _fold_row(split: Split, rows: List[Record], variant: str, metric: str) -> st
 
 
 def sample_efficiency_table(task: str, records: List[Record]) -> List[str]:
-    """Test metric per share of the training set, baseline and ELMo (the paper's Figure 1 as a table)."""
-    points = sample_efficiency_points(records, task)
-    if not points:
+    """Test metric per share of the training set, baseline and ELMo (the paper's Figure 1 as a table), with
+    the marks of Table 1: a share whose runs were still improving at their epoch cap is not converged."""
+    runs = sample_efficiency_runs(records, task)
+    if not runs:
         return []
     spec = TASKS[task]
     lines = [
@@ -198,7 +199,12 @@ def sample_efficiency_table(task: str, records: List[Record]) -> List[str]:
         "| Share of the training set | baseline | ELMo | seeds |",
         "|---|---|---|---|",
     ]
-    for share in sorted({s for found in points.values() for s, _ in found}):
-        base, elmo = ([v for s, v in points.get(kind, []) if s == share] for kind in ("baseline", "elmo"))
-        lines.append(f"| {100 * share:g}% | {mean_std(base)} | {mean_std(elmo)} | {len(base)} / {len(elmo)} |")
-    return lines + [""]
+    for share in sorted({s for by_share in runs.values() for s in by_share}):
+        base, elmo = (runs.get(kind, {}).get(share, []) for kind in ("baseline", "elmo"))
+        cells = [marked_improving(marked(mean_std(values(rows)), rows), rows) for rows in (base, elmo)]
+        lines.append(f"| {100 * share:g}% | {cells[0]} | {cells[1]} | {len(base)} / {len(elmo)} |")
+    lines.append("")
+    for mark, note in ((OUTDATED_MARK, OUTDATED_NOTE), (IMPROVING_MARK, IMPROVING_NOTE)):
+        if any(mark in line for line in lines):
+            lines += [note, ""]
+    return lines

@@ -11,7 +11,7 @@ from elmo_tasks.wording import counted
 
 # Marks a result with runs made with an earlier config or biLM than the current (see ``outdated`` in a record).
 OUTDATED_MARK = " †"
-# Marks a Table 1 result most of whose runs were still improving when their epoch budget ended.
+# Marks a result any of whose runs was still improving when its epoch budget ended.
 IMPROVING_MARK = " ‡"
 
 
@@ -137,21 +137,28 @@ def metrics_line(records: List[Record], task: str, budget: str) -> str:
     return f"{task} {budget}: {', '.join(cells)} ({where}, {seeds})"
 
 
-def sample_efficiency_points(records: List[Record], task: str) -> Dict[str, List[Tuple[float, float]]]:
-    """``{"baseline"|"elmo": [(share of the training set, test metric)]}``, one point per run;
-    empty without sample-efficiency runs. The full runs count as share 1 where they train on the
-    same data as the samples."""
+def sample_efficiency_runs(records: List[Record], task: str) -> Dict[str, Dict[float, List[Record]]]:
+    """``{"baseline"|"elmo": {share of the training set: its runs}}``; empty without sample-efficiency
+    runs. The full runs count as share 1 where they train on the same data as the samples."""
     spec = TASKS[task]
     runs = [r for r in records if r["task"] == task and on_default_split(r)]
     if not any(r.get("train_fraction") is not None for r in runs):
         return {}
     full_runs_included = spec.sample_efficiency is not None and spec.sample_efficiency.full_runs_included
-    points: Dict[str, List[Tuple[float, float]]] = defaultdict(list)
+    found: Dict[str, Dict[float, List[Record]]] = defaultdict(lambda: defaultdict(list))
     for record in runs:
         share: Optional[float] = record.get("train_fraction")
         if share is None and full_runs_included and record["variant"] in spec.configs:
             share = 1.0
         if share is not None and record.get("value") is not None:
             kind = "elmo" if record["variant"].startswith("elmo") else "baseline"
-            points[kind].append((share, record["value"]))
-    return dict(points)
+            found[kind][share].append(record)
+    return {kind: dict(by_share) for kind, by_share in found.items()}
+
+
+def sample_efficiency_points(records: List[Record], task: str) -> Dict[str, List[Tuple[float, float]]]:
+    """``{"baseline"|"elmo": [(share of the training set, test metric)]}``, one point per run."""
+    return {
+        kind: [(share, run["value"]) for share, runs in by_share.items() for run in runs]
+        for kind, by_share in sample_efficiency_runs(records, task).items()
+    }

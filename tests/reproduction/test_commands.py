@@ -1,9 +1,11 @@
-"""A run trained inside the harness's process leaves the process's logging as it found it."""
+"""A run trained inside the harness's process leaves the process's logging as it found it; paths the caller
+gives from another directory reach the commands, which run from the repository's root."""
 
 import json
 import logging
+import os
 
-from elmo_tasks.reproduction.commands import ALLENNLP, run_allennlp
+from elmo_tasks.reproduction.commands import ALLENNLP, ROOT, env_paths_from_caller, run_allennlp
 
 
 def test_an_in_process_run_gives_back_the_logging_it_replaced(tmp_path, capsys):
@@ -19,3 +21,22 @@ def test_an_in_process_run_gives_back_the_logging_it_replaced(tmp_path, capsys):
     logging.getLogger("elmo_tasks.test").warning("a line after the run")
     assert "Logging error" not in capsys.readouterr().err
     assert "a line after the run" not in log.read_text()
+
+
+def test_relative_paths_in_the_environment_mean_the_callers_directory(tmp_path, monkeypatch):
+    (tmp_path / "my_data").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", "my_data")
+    monkeypatch.setenv("ELMO_WEIGHTS", "elmo_tasks:pretrained/bilm_small/weights.hdf5")  # a reference, no path
+    monkeypatch.setenv("ELMO_TASKS_WORD_VECTORS", "not_there.txt")  # as given: the run's error names it
+    monkeypatch.setenv("BILM_START", str(tmp_path))
+    env_paths_from_caller()
+    assert not os.path.isabs(os.environ["ELMO_TASKS_SHARED_DATA"])  # records keep naming paths from the root
+    assert (ROOT / os.environ["ELMO_TASKS_SHARED_DATA"]).resolve() == (tmp_path / "my_data").resolve()
+    assert os.environ["ELMO_WEIGHTS"] == "elmo_tasks:pretrained/bilm_small/weights.hdf5"
+    assert os.environ["ELMO_TASKS_WORD_VECTORS"] == "not_there.txt"
+    assert os.environ["BILM_START"] == str(tmp_path)
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", "fixtures")
+    env_paths_from_caller()
+    assert os.environ["ELMO_TASKS_SHARED_DATA"] == "fixtures"  # from the root: unchanged

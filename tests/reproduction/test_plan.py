@@ -93,8 +93,8 @@ def test_small_sample_shares_get_their_budgets_extra_epochs():
     args, _ = parse_args(["srl", "snli", "--budget", "mini", "--sample-efficiency"])
     plan = Plan(args)
     srl, snli = plan.variants("srl"), plan.variants("snli")
-    assert plan.settings("srl", srl["baseline_sample0.01"], None)["overrides"]["trainer.num_epochs"] == 30
-    assert plan.settings("srl", srl["elmo_sample0.1"], None)["overrides"]["trainer.num_epochs"] == 8
+    assert plan.settings("srl", srl["baseline_sample0.01"], None)["overrides"]["trainer.num_epochs"] == 50
+    assert plan.settings("srl", srl["elmo_sample0.1"], None)["overrides"]["trainer.num_epochs"] == 30
     assert plan.settings("srl", srl["elmo"], None)["overrides"]["trainer.num_epochs"] == 60  # the budget's own cap
     settings = plan.settings("snli", snli["elmo_sample0.1"], None)
     assert settings["overrides"]["trainer.num_epochs"] == 40 and settings["train_share"] == 0.1
@@ -176,6 +176,16 @@ def test_only_the_committed_records_write_the_committed_report(tmp_path):
     assert trial.results == tmp_path / "runs" / "RESULTS.md"
     chosen = Plan(parse_args(["sst5", "--budget", "mini", *elsewhere, "--results", str(tmp_path / "r.md")])[0])
     assert chosen.results == tmp_path / "r.md"
+
+
+def test_paths_given_relative_to_another_directory_stay_in_that_directory(tmp_path, monkeypatch):
+    """The commands run from the repository's root, so a relative ``--runs-dir`` given elsewhere must not
+    move there (the training would go to the root and the harness look for it in the caller's directory)."""
+    monkeypatch.chdir(tmp_path)
+    plan = Plan(parse_args(["sst5", "--budget", "smoke", "--runs-dir", "mine", "--results", "report.md"])[0])
+    assert plan.runs_dir == tmp_path / "mine" and plan.records_dir == tmp_path / "mine" / "records"
+    assert plan.results == tmp_path / "report.md"
+    assert plan.paths(plan.jobs(["sst5"])[0]).run_dir == tmp_path / "mine" / "sst5" / "baseline" / "seed0"
 
 
 def test_files_inside_the_repository_are_named_from_its_root_so_records_travel(tmp_path):

@@ -11,6 +11,7 @@ from elmo_tasks.reproduction.report_tables import (
     cross_validation,
     diagnosis_heading,
     diagnosis_notes,
+    sample_efficiency_table,
     table_1,
 )
 from elmo_tasks.reproduction.report_values import metrics_line
@@ -223,3 +224,22 @@ def test_a_row_rerun_with_todays_settings_shows_only_the_rerun_seeds():
     assert shown == [new, *untouched]  # the rerun row: its current seed alone; a row not rerun: all, marked
     row = next(line for line in table_1(shown, "mini") if line.startswith("| SST-5 |"))
     assert "| 44.00 |" in row and "†" not in row.split("|")[6] and "| 1 / 0 |" in row
+
+
+def test_the_sample_efficiency_table_marks_shares_still_improving_or_of_an_earlier_config():
+    def run(variant: str, k: int, value: float, best_epoch: int, **extra: object) -> dict:
+        curve = {"best_epoch": best_epoch, "validation_curve": [1.0] * 4}
+        return {**_record("snli", variant, k, value, 0.0), **curve, **extra}
+
+    records = [
+        run("baseline", 0, 60.0, 1),  # the full runs are SNLI's 100% point
+        run("elmo", 0, 63.0, 2),
+        run("baseline_sample0.1", 0, 50.0, 3, train_fraction=0.1),  # best at its last epoch
+        run("baseline_sample0.1", 1, 52.0, 1, train_fraction=0.1),
+        run("elmo_sample0.1", 0, 55.0, 2, train_fraction=0.1, outdated="config"),
+    ]
+    lines = sample_efficiency_table("snli", records)
+    assert "| 10% | 51.00 ± 1.41 ‡ | 55.00 † | 2 / 1 |" in lines
+    assert "| 100% | 60.00 | 63.00 | 1 / 1 |" in lines
+    assert IMPROVING_NOTE in lines and OUTDATED_NOTE in lines
+    assert IMPROVING_NOTE not in sample_efficiency_table("snli", records[:2] + records[3:4])

@@ -97,19 +97,57 @@ def pair_features(
     return torch.cat([distance, same_speaker, genre], dim=-1)
 
 
+class PairLayerParts(NamedTuple):
+    """The antecedent FFNN's first layer on [g_i, g_j, g_i * g_j, phi], split by the part of its input:
+    the g_i and g_j parts depend on one span each, so they are computed once per kept span; only the
+    product and phi are per pair. The sum is the layer's output, the same numbers as on the
+    concatenated pair up to float rounding, with about a third of its products and memory."""
+
+    span_side: torch.Tensor  # (batch, kept, hidden): W_i g_i + bias
+    antecedent_side: torch.Tensor  # (batch, kept, hidden): W_j g_j
+    product_weight: torch.Tensor  # (hidden, span dim): W_ij, applied to g_i * g_j
+    feature_weight: torch.Tensor  # (hidden, feature dim): W_phi
+
+
+def pair_layer_parts(first_layer: torch.nn.Linear, top_embeddings: torch.Tensor) -> PairLayerParts:
+    span_dim = top_embeddings.size(-1)
+    weight = first_layer.weight
+    if weight.size(1) <= 3 * span_dim:
+        raise ValueError(
+            f"the antecedent feedforward's first layer takes {weight.size(1)} inputs, but pairs of spans of "
+            f"{span_dim} dimensions need 3 x {span_dim} plus the pair features: check its input_dim"
+        )
+    span_weight, antecedent_weight, product_weight, feature_weight = weight.split(
+        [span_dim, span_dim, span_dim, weight.size(1) - 3 * span_dim], dim=1
+    )
+    span_side = torch.nn.functional.linear(top_embeddings, span_weight, first_layer.bias)
+    antecedent_side = torch.nn.functional.linear(top_embeddings, antecedent_weight)
+    return PairLayerParts(span_side, antecedent_side, product_weight, feature_weight)
+
+
 def score_pair_chunk(
     feedforward: FeedForward,
     scorer: torch.nn.Linear,
+    parts: PairLayerParts,
     top_embeddings: torch.Tensor,
-    span_embeddings: torch.Tensor,
+    chunk: slice,
     antecedent_indices: torch.Tensor,
     features: torch.Tensor,
 ) -> torch.Tensor:
-    """FFNN([g_i, g_j, g_i * g_j, phi(i, j)]) for the spans ``span_embeddings`` and their antecedents."""
-    antecedent_embeddings = util.flattened_index_select(top_embeddings, cast(torch.LongTensor, antecedent_indices))
-    span_expanded = span_embeddings.unsqueeze(2).expand_as(antecedent_embeddings)
-    pairs = torch.cat([span_expanded, antecedent_embeddings, span_expanded * antecedent_embeddings, features], -1)
-    return scorer(feedforward(pairs)).squeeze(-1)
+    """FFNN([g_i, g_j, g_i * g_j, phi(i, j)]) for the kept spans ``chunk`` and their antecedents."""
+    indices = cast(torch.LongTensor, antecedent_indices)
+    span_embeddings = top_embeddings[:, chunk].unsqueeze(2)
+    products = span_embeddings * util.flattened_index_select(top_embeddings, indices)
+    hidden = (
+        parts.span_side[:, chunk].unsqueeze(2)
+        + util.flattened_index_select(parts.antecedent_side, indices)
+        + torch.nn.functional.linear(products, parts.product_weight)
+        + torch.nn.functional.linear(features, parts.feature_weight)
+    )
+    layers = zip(feedforward._linear_layers, feedforward._activations, feedforward._dropout)
+    for depth, (layer, activation, dropout) in enumerate(layers):  # FeedForward.forward from its first layer on
+        hidden = dropout(activation(hidden if depth == 0 else layer(hidden)))
+    return scorer(hidden).squeeze(-1)
 
 
 def score_pairs(
@@ -122,21 +160,24 @@ def score_pairs(
 ) -> torch.Tensor:
     """FFNN([g_i, g_j, g_i * g_j, phi(i, j)]) for every kept span and antecedent, (batch, kept, K).
 
-    The pair tensor is the model's largest (kept x K x ~4,600 floats); it is built for
-    ``chunk_size`` spans at a time and, in training, recomputed in the backward pass
-    (``torch.utils.checkpoint``) instead of kept, so memory stays flat on long documents.
+    The first layer goes by parts (``PairLayerParts``). The per-pair tensors are still the model's
+    largest (kept x K x span dim); they are built for ``chunk_size`` spans at a time and, in training,
+    recomputed in the backward pass (``torch.utils.checkpoint``) instead of kept, so memory stays
+    flat on long documents.
     """
+    parts = pair_layer_parts(cast(torch.nn.Linear, feedforward._linear_layers[0]), top_embeddings)
     kept = antecedents.indices.size(1)
     pieces = []
     for first in range(0, kept, chunk_size):
-        last = min(first + chunk_size, kept)
+        chunk = slice(first, min(first + chunk_size, kept))
         arguments = (
             feedforward,
             scorer,
+            parts,
             top_embeddings,
-            top_embeddings[:, first:last],
-            antecedents.indices[0, first:last],
-            features[:, first:last],
+            chunk,
+            antecedents.indices[0, chunk],
+            features[:, chunk],
         )
         if torch.is_grad_enabled():
             pieces.append(checkpoint(score_pair_chunk, *arguments, use_reentrant=False))

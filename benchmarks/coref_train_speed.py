@@ -1,0 +1,105 @@
+"""CPU seconds per training document of the coreference model, as ``allennlp train`` runs it.
+
+The model is ``experiments/coref_baseline.jsonnet`` with the real data (``ELMO_TASKS_DATA=full``) and
+the sizes of the reproduction's ``mini`` budget (100-unit BiLSTM and scorers; ``--overrides``
+changes them), without word vectors (they change no step's cost). The documents are the first
+``--documents`` of the config's validation file, read by its validation reader (reading is not
+timed), each a batch as in training: forward, backward, gradient clipping as the config sets it,
+an Adam update, in a fixed order after one warm-up document.
+
+``--code-root`` imports ``elmo_tasks`` from another checkout, so two versions of the model are
+measured back to back with the same documents and seeds:
+
+    git archive 4dab868 | (mkdir -p /tmp/coref_base && tar -x -C /tmp/coref_base)
+    for root in /tmp/coref_base .; do ELMO_TASKS_DATA=full OMP_NUM_THREADS=1 \\
+        .venv/bin/python benchmarks/coref_train_speed.py --code-root $root; done
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MINI_SIZES = {
+    "model.antecedent_feedforward.hidden_dims": 100,
+    "model.context_layer.hidden_size": 100,
+    "model.mention_feedforward.hidden_dims": 100,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--code-root", default=ROOT, help="the checkout whose elmo_tasks is measured")
+    parser.add_argument("--documents", type=int, default=8, help="timed documents (after one warm-up)")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--overrides", default=json.dumps(MINI_SIZES), help="config overrides, JSON")
+    parser.add_argument("--json", help="append the result as one json line to this file")
+    args = parser.parse_args()
+    if os.environ.get("ELMO_TASKS_DATA") != "full":
+        sys.exit("set ELMO_TASKS_DATA=full (and ELMO_TASKS_SHARED_DATA to the data folder): it times real documents")
+    os.environ["ELMO_TASKS_WORD_VECTORS"] = ""
+
+    sys.path.insert(0, os.path.abspath(args.code_root))
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from allennlp.common import Params
+    from allennlp.data import Batch, DatasetReader, Vocabulary
+    from allennlp.models import Model
+
+    import elmo_tasks.plugin  # noqa: F401  (registers the reader and the model of this checkout)
+
+    if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(args.code_root)):
+        sys.exit(f"elmo_tasks was imported from {elmo_tasks.__file__}, not from {args.code_root}")
+    os.chdir(ROOT)  # the config's relative data paths
+    config = Params.from_file("experiments/coref_baseline.jsonnet", args.overrides).as_dict(quiet=True)
+    reader = DatasetReader.from_params(Params(config["validation_dataset_reader"]))
+    instances = []
+    for instance in reader.read(config["validation_data_path"]):
+        instances.append(instance)
+        if len(instances) == args.documents + 1:
+            break
+    vocab = Vocabulary.from_instances(instances)
+    torch.manual_seed(0)
+    model = Model.from_params(vocab=vocab, params=Params(config["model"]))
+    model.train()
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+    grad_norm = config["trainer"].get("grad_norm")
+
+    def step(instance) -> float:
+        batch = Batch([instance])
+        batch.index_instances(vocab)
+        tensors = batch.as_tensor_dict()
+        optimizer.zero_grad()
+        loss = model(**tensors)["loss"]
+        loss.backward()
+        if grad_norm:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), grad_norm)
+        optimizer.step()
+        return float(loss)
+
+    step(instances[0])  # warm-up
+    wall, cpu = time.perf_counter(), time.process_time()
+    losses = [step(instance) for instance in instances[1:]]
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    metrics = model.get_metrics(reset=True)
+    result = {
+        "code_root": args.code_root,
+        "threads": args.threads,
+        "documents": len(losses),
+        "antecedent_pairs_per_doc": round(metrics.get("antecedent_pairs_per_doc", 0.0), 1),
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "cpu_s_per_document": round(cpu / len(losses), 3),
+        "losses": [round(loss, 4) for loss in losses],
+    }
+    print(json.dumps(result))
+    if args.json:
+        with open(args.json, "a", encoding="utf-8") as out:
+            out.write(json.dumps(result) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""The antecedent scores by parts (first layer split per span and per pair) equal Lee et al.'s FFNN on
+the concatenated pair [g_i, g_j, g_i * g_j, phi], in value and gradient, in every chunking."""
+
+import pytest
+import torch
+from allennlp.modules import FeedForward
+
+from elmo_tasks.tasks.coref.antecedents import KeptSpans, antecedent_candidates, score_pairs
+
+SPAN_DIM, FEATURE_DIM, HIDDEN = 7, 5, 6
+
+
+def _concatenated_pair_scores(feedforward, scorer, top_embeddings, antecedents, features):
+    """The formula as the paper writes it: one FFNN over the concatenated pair."""
+    batch, kept, _ = top_embeddings.shape
+    indices = antecedents.indices[0]
+    antecedent_embeddings = top_embeddings[:, indices]  # (batch, kept, K, dim)
+    span_embeddings = top_embeddings.unsqueeze(2).expand_as(antecedent_embeddings)
+    pairs = torch.cat([span_embeddings, antecedent_embeddings, span_embeddings * antecedent_embeddings, features], -1)
+    return scorer(feedforward(pairs)).squeeze(-1)
+
+
+def _inputs(kept: int, max_antecedents: int):
+    torch.manual_seed(3)
+    feedforward = FeedForward(3 * SPAN_DIM + FEATURE_DIM, 2, HIDDEN, torch.nn.ReLU(), dropout=0.0).double()
+    scorer = torch.nn.Linear(HIDDEN, 1).double()
+    top_embeddings = torch.randn(2, kept, SPAN_DIM, dtype=torch.float64, requires_grad=True)
+    mask = torch.ones(2, kept, dtype=torch.bool)
+    spans = KeptSpans(torch.arange(kept).repeat(2, 1), mask, torch.tensor([kept, kept]))  # type: ignore[arg-type]
+    antecedents = antecedent_candidates(spans, max_antecedents)
+    features = torch.randn(2, kept, antecedents.indices.size(2), FEATURE_DIM, dtype=torch.float64, requires_grad=True)
+    return feedforward, scorer, top_embeddings, antecedents, features
+
+
+@pytest.mark.parametrize("chunk_size", [1, 3, 64])
+def test_scores_by_parts_equal_the_ffnn_on_the_concatenated_pair(chunk_size):
+    feedforward, scorer, top_embeddings, antecedents, features = _inputs(kept=9, max_antecedents=4)
+    expected = _concatenated_pair_scores(feedforward, scorer, top_embeddings, antecedents, features)
+    found = score_pairs(feedforward, scorer, top_embeddings, antecedents, features, chunk_size)
+    assert found.shape == expected.shape == (2, 9, 4)
+    torch.testing.assert_close(found, expected, rtol=1e-12, atol=1e-12)
+
+    weights = torch.randn_like(expected)  # a loss that reaches every score differently
+    parameters = [top_embeddings, features, *feedforward.parameters(), *scorer.parameters()]
+    expected_grads = torch.autograd.grad((expected * weights).sum(), parameters)
+    found_grads = torch.autograd.grad((found * weights).sum(), parameters)
+    for name, want, got in zip(["top_embeddings", "features"] + ["parameter"] * 6, expected_grads, found_grads):
+        torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-12, msg=name)
+
+
+def test_a_first_layer_too_narrow_for_the_pairs_is_an_error_that_says_so():
+    feedforward, scorer, top_embeddings, antecedents, features = _inputs(kept=4, max_antecedents=2)
+    narrow = FeedForward(3 * SPAN_DIM, 2, HIDDEN, torch.nn.ReLU()).double()
+    with pytest.raises(ValueError, match="pairs of spans of 7 dimensions need 3 x 7 plus the pair features"):
+        score_pairs(narrow, scorer, top_embeddings, antecedents, features, 64)

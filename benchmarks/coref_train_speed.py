@@ -36,6 +36,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--overrides", default=json.dumps(MINI_SIZES), help="config overrides, JSON")
     parser.add_argument("--json", help="append the result as one json line to this file")
+    parser.add_argument("--profile", action="store_true", help="print torch.profiler's top operators")
     args = parser.parse_args()
     if os.environ.get("ELMO_TASKS_DATA") != "full":
         sys.exit("set ELMO_TASKS_DATA=full (and ELMO_TASKS_SHARED_DATA to the data folder): it times real documents")
@@ -99,6 +100,13 @@ def main() -> None:
     if args.json:
         with open(args.json, "a", encoding="utf-8") as out:
             out.write(json.dumps(result) + "\n")
+    if args.profile:
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            for instance in instances[1:4]:
+                step(instance)
+        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=25))
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ and the last lines give each asked task's test metrics from the records, as the 
 import argparse
 import json
 import sys
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from elmo_tasks.reproduction import diagnose
 from elmo_tasks.reproduction.commands import RunFailed, env_paths_from_caller
@@ -151,10 +151,23 @@ def mark_outdated(plan: Plan, records: List[Record]) -> None:
 
 def current_where_rerun(records: List[Record]) -> List[Record]:
     """The records the report shows: for each task, variant and split, only the current ones once any run
-    was made with today's settings (a mean over runs of two configs would describe neither); all of them,
-    marked, while none was."""
-    rerun = {(r["task"], r["variant"], r.get("split")) for r in records if not r["outdated"]}
-    return [r for r in records if not r["outdated"] or (r["task"], r["variant"], r.get("split")) not in rerun]
+    was made with today's settings (a mean over runs of two configs would describe neither); while none
+    was, those made with the settings (config and biLM) of the last one evaluated, marked."""
+    groups: Dict[Tuple[str, str, Optional[str]], List[Record]] = {}
+    for record in records:
+        groups.setdefault((record["task"], record["variant"], record.get("split")), []).append(record)
+    shown: Set[int] = set()
+    for runs in groups.values():
+        current = [r for r in runs if not r["outdated"]]
+        if not current:
+            newest = _settings_of(max(runs, key=lambda r: r.get("evaluated_at") or ""))
+            current = [r for r in runs if _settings_of(r) == newest]
+        shown.update(id(r) for r in current)
+    return [r for r in records if id(r) in shown]
+
+
+def _settings_of(record: Record) -> Tuple[Optional[str], Optional[str]]:
+    return record.get("config_sha256"), record.get("bilm_weights_sha256")
 
 
 def run_jobs(plan: Plan, jobs: List[Job]) -> List[str]:

@@ -226,6 +226,17 @@ def test_a_row_rerun_with_todays_settings_shows_only_the_rerun_seeds():
     assert "| 44.00 |" in row and "†" not in row.split("|")[6] and "| 1 / 0 |" in row
 
 
+def test_a_row_of_two_earlier_configs_shows_the_runs_of_the_last_one_evaluated():
+    def run(k: int, value: float, config: str, evaluated_at: str) -> dict:
+        extra = {"outdated": True, "config_sha256": config, "evaluated_at": evaluated_at}
+        return {**_record("coref", "baseline", k, value, value), **extra}
+
+    older = [run(1, 30.0, "a", "2026-11-24T06:00:00+00:00"), run(2, 34.0, "a", "2026-11-24T07:00:00+00:00")]
+    newer = run(0, 50.0, "b", "2026-11-27T15:00:00+00:00")  # rerun under a cap raised again since
+    assert current_where_rerun([*older, newer]) == [newer]
+    assert current_where_rerun(older) == older
+
+
 def test_the_sample_efficiency_table_marks_shares_still_improving_or_of_an_earlier_config():
     def run(variant: str, k: int, value: float, best_epoch: int, **extra: object) -> dict:
         curve = {"best_epoch": best_epoch, "validation_curve": [1.0] * 4}

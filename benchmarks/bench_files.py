@@ -35,6 +35,23 @@ def save_results(json_path: Optional[str], results: object) -> None:
             json.dump(results, handle, indent=2)
 
 
+def append_result(json_path: Optional[str], result: Dict[str, Any]) -> None:
+    """Prints ``result`` as one JSON line, and appends that line to ``json_path`` (``--json``), if given."""
+    print(json.dumps(result))
+    if json_path:
+        with open(json_path, "a", encoding="utf-8") as out:
+            out.write(json.dumps(result) + "\n")
+
+
+def print_profile(steps: Callable[[], None]) -> None:
+    """torch.profiler's top operators by their own CPU time over ``steps`` (``--profile``)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        steps()
+    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=25))
+
+
 def report_rows(
     rows: Iterable[Dict[str, Any]], describe: Callable[[Dict[str, Any]], str], json_path: Optional[str]
 ) -> List[Dict[str, Any]]:

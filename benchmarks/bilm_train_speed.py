@@ -22,6 +22,8 @@ import os
 import sys
 import time
 
+from bench_files import append_result, print_profile
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the real data (docs/DATA.md): ELMO_TASKS_SHARED_DATA, default data/ in the checkout
 DEFAULT_TEXT = os.path.join(ROOT, os.environ.get("ELMO_TASKS_SHARED_DATA", "data"), "lm/news/training_00.txt")
@@ -125,17 +127,14 @@ def main() -> None:
         "words_per_cpu_s": round(words / cpu, 1),
         "mean_loss": round(sum(losses) / len(losses), 4),
     }
-    print(json.dumps(result))
-    if args.json:
-        with open(args.json, "a", encoding="utf-8") as out:
-            out.write(json.dumps(result) + "\n")
+    append_result(args.json, result)
     if args.profile:
-        from torch.profiler import ProfilerActivity, profile
 
-        with profile(activities=[ProfilerActivity.CPU]) as prof:
+        def two_steps() -> None:
             for index in order[1:3]:
                 step(batches[index][0])
-        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=25))
+
+        print_profile(two_steps)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ import os
 import sys
 import time
 
+from bench_files import append_result, print_profile
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MINI_SIZES = {
     "model.antecedent_feedforward.hidden_dims": 100,
@@ -96,17 +98,14 @@ def main() -> None:
         "cpu_s_per_document": round(cpu / len(losses), 3),
         "losses": [round(loss, 4) for loss in losses],
     }
-    print(json.dumps(result))
-    if args.json:
-        with open(args.json, "a", encoding="utf-8") as out:
-            out.write(json.dumps(result) + "\n")
+    append_result(args.json, result)
     if args.profile:
-        from torch.profiler import ProfilerActivity, profile
 
-        with profile(activities=[ProfilerActivity.CPU]) as prof:
+        def three_documents() -> None:
             for instance in instances[1:4]:
                 step(instance)
-        print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=25))
+
+        print_profile(three_documents)
 
 
 if __name__ == "__main__":

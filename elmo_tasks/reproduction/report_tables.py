@@ -43,6 +43,15 @@ BILM_NOTE = (
 )
 
 
+def notes_for_marks(lines: List[str]) -> List[str]:
+    """The notes that the marks (†, ‡) found in ``lines`` call for, each after a blank line."""
+    found: List[str] = []
+    for mark, note in ((OUTDATED_MARK, OUTDATED_NOTE), (IMPROVING_MARK, IMPROVING_NOTE)):
+        if any(mark in line for line in lines):
+            found += ["", note]
+    return found
+
+
 def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
     """The paper's Table 1 beside ours, a row per task, and the notes its marks call for."""
     lines = [
@@ -53,11 +62,7 @@ def table_1(records: List[Record], budget: Optional[str]) -> List[str]:
     lines += [_table_1_row(records, task, budget) for task in TASKS]
     named = [f"`{sha}`: {name}" for sha, name in shipped_bilm_names().items() if any(sha in line for line in lines)]
     lines += ["", WORD_VECTORS_NOTE, "", BILM_NOTE + ("; " + "; ".join(named) if named else "") + "."]
-    if any(OUTDATED_MARK in line for line in lines):
-        lines += ["", OUTDATED_NOTE]
-    if any(IMPROVING_MARK in line for line in lines):
-        lines += ["", IMPROVING_NOTE]
-    return lines
+    return lines + notes_for_marks(lines)
 
 
 def _table_1_row(records: List[Record], task: str, budget: Optional[str]) -> str:
@@ -107,8 +112,7 @@ def analysis_table(
     for name, found in rows.items():
         cells = [marked(mean_std(values(found.get(c, []), "best_validation")), found.get(c, [])) for c in columns]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    if any(OUTDATED_MARK in line for line in lines):
-        lines += ["", OUTDATED_NOTE]
+    lines += notes_for_marks(lines)
     return lines + _paper_table(paper) if paper else lines
 
 
@@ -203,8 +207,4 @@ def sample_efficiency_table(task: str, records: List[Record]) -> List[str]:
         base, elmo = (runs.get(kind, {}).get(share, []) for kind in ("baseline", "elmo"))
         cells = [marked_improving(marked(mean_std(values(rows)), rows), rows) for rows in (base, elmo)]
         lines.append(f"| {100 * share:g}% | {cells[0]} | {cells[1]} | {len(base)} / {len(elmo)} |")
-    lines.append("")
-    for mark, note in ((OUTDATED_MARK, OUTDATED_NOTE), (IMPROVING_MARK, IMPROVING_NOTE)):
-        if any(mark in line for line in lines):
-            lines += [note, ""]
-    return lines
+    return lines + notes_for_marks(lines) + [""]

@@ -144,9 +144,11 @@ def score_pair_chunk(
         + torch.nn.functional.linear(products, parts.product_weight)
         + torch.nn.functional.linear(features, parts.feature_weight)
     )
-    layers = zip(feedforward._linear_layers, feedforward._activations, feedforward._dropout)
-    for depth, (layer, activation, dropout) in enumerate(layers):  # FeedForward.forward from its first layer on
-        hidden = dropout(activation(hidden if depth == 0 else layer(hidden)))
+    # FeedForward.forward after its first linear layer
+    hidden = feedforward._dropout[0](feedforward._activations[0](hidden))
+    layers = zip(feedforward._linear_layers[1:], feedforward._activations[1:], feedforward._dropout[1:])
+    for layer, activation, dropout in layers:
+        hidden = dropout(activation(layer(hidden)))
     return scorer(hidden).squeeze(-1)
 
 

@@ -6,7 +6,8 @@ The slow ones run the real thing in subprocesses: allennlp-models installed with
 ``pip install --no-deps --target`` (skipped, saying why, when pip cannot reach PyPI; point
 ``ELMO_TASKS_ALLENNLP_MODELS_PATH`` at a folder prepared that way to skip pip), AllenNLP's plugin
 discovery from the repo root, its biattentive classification network trained with AllenNLP's
-``Elmo`` and with ours, and our commands run from a folder outside the repo.
+``Elmo`` and with ours, our commands run from a folder outside the repo, and the reproduction
+harness's smoke budget run there beside allennlp-models.
 """
 
 import json
@@ -267,3 +268,20 @@ def test_include_package_and_the_environment_switch_train_with_our_elmo_outside_
     _check(_run(command + ["--include-package", "elmo_tasks.plugin"], tmp_path, ELMO_TASKS_REPLACE_ALLENNLP_ELMO="1"))
     state = torch.load(tmp_path / "run" / "best.th", map_location="cpu")
     assert any(key.startswith("text_field_embedder.token_embedder_elmo.bilm.") for key in state)  # ours served it
+
+
+@pytest.mark.slow
+def test_the_reproduction_harness_runs_beside_allennlp_models_from_another_directory(allennlp_models_path, tmp_path):
+    """The smoke budget as a user with allennlp-models installed runs it, outside the checkout, with
+    relative output paths (the caller's, not the checkout's)."""
+    shared_data = str((ROOT / os.environ["ELMO_TASKS_SHARED_DATA"]).resolve())  # conftest's, from the root
+    command = [sys.executable, str(ROOT / "scripts" / "reproduce.py"), "ner", "--budget", "smoke"]
+    command += ["--runs-dir", "runs", "--records-dir", "records", "--results", "RESULTS.md"]
+    stdout = _check(_run(command, tmp_path, allennlp_models_path, ELMO_TASKS_SHARED_DATA=shared_data))
+    assert "2 runs asked, 0 failed" in stdout
+    for variant in ("baseline", "elmo"):
+        record = json.loads((tmp_path / "records" / "ner" / variant / "seed0.json").read_text())
+        assert record["metric"] == "f1" and 0.0 <= record["value"] <= 100.0
+        evaluate_log = (tmp_path / "runs" / "ner" / variant / "seed0" / "evaluate_test.log").read_text()
+        assert "Plugin allennlp_models available" in evaluate_log  # it ran beside allennlp-models
+    assert "| NER |" in (tmp_path / "RESULTS.md").read_text()

@@ -43,13 +43,13 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from elmo_tasks.reproduction import diagnose
 from elmo_tasks.reproduction.commands import RunFailed, env_paths_from_caller
-from elmo_tasks.reproduction.epoch_cap import cap_stopped_under
 from elmo_tasks.reproduction.plan import Job, Plan
 from elmo_tasks.reproduction.progress import Progress
 from elmo_tasks.reproduction.records import Record, load_records
 from elmo_tasks.reproduction.report import write_report
 from elmo_tasks.reproduction.report_values import metrics_line
 from elmo_tasks.reproduction.runner import run_one
+from elmo_tasks.reproduction.stopping_rule import reused_rule
 from elmo_tasks.reproduction.tasks import BUDGETS, TASKS
 from elmo_tasks.wording import counted
 
@@ -131,8 +131,8 @@ def parse_args(argv: Optional[List[str]]) -> Tuple[argparse.Namespace, List[str]
 def mark_outdated(plan: Plan, records: List[Record]) -> None:
     """Sets ``outdated`` on each record whose run the current config files or shipped biLM would not
     reuse: its config fingerprint or biLM sha256 differs from what its variant resolves to today (or the
-    variant is gone), unless the run stopped by patience before a lower epoch cap that is all that
-    differs (``epoch_cap``), so the report can say which results predate a change."""
+    variant is gone), unless all that differs is a raised epoch cap or patience that would have stopped
+    the run where it stopped (``stopping_rule``), so the report can say which results predate a change."""
     current: Dict[Tuple[str, str, Optional[str]], Optional[Dict[str, Any]]] = {}
     for record in records:
         key = (record["task"], record["variant"], record.get("split"))
@@ -145,8 +145,8 @@ def mark_outdated(plan: Plan, records: List[Record]) -> None:
         settings = current[key]
         recorded = {name: record.get(name) for name in ("config_sha256", "bilm_weights_sha256")}
         record["outdated"] = settings is None or any(value != settings.get(name) for name, value in recorded.items())
-        if record["outdated"] and settings is not None:  # the same run still, if it stopped before a lower cap
-            record["outdated"] = cap_stopped_under(record, settings) is None
+        if record["outdated"] and settings is not None:  # the same run still, if a raised rule stops it there too
+            record["outdated"] = reused_rule(record, settings) is None
 
 
 def current_where_rerun(records: List[Record]) -> List[Record]:

@@ -3,7 +3,7 @@ from scratch over an old directory, or resuming an interrupted training with ``-
 
 ``training_step`` is the rule for any ``allennlp train`` directory, the task runs' and the fine-tuned
 biLM's alike; ``decide`` adds, for a task run, the ways a finished run is reused, and what a raised
-epoch cap keeps (``epoch_cap``).
+epoch cap or patience keeps (``stopping_rule``).
 """
 
 import json
@@ -12,7 +12,6 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from elmo_tasks.reproduction.epoch_cap import cap_stopped_under, raised_from, reused_under
 from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
 from elmo_tasks.reproduction.records import (
     RECORD_VERSION,
@@ -22,6 +21,15 @@ from elmo_tasks.reproduction.records import (
     same_settings,
     twin_record,
 )
+from elmo_tasks.reproduction.stopping_rule import (
+    StoppingRule,
+    asked_rule,
+    described,
+    epochs_trained,
+    raised_from,
+    reused_rule,
+    reused_under,
+)
 from elmo_tasks.reproduction.tasks import TASKS
 
 
@@ -30,7 +38,9 @@ class Step(Enum):
 
     DONE = "trained already with these settings"
     RESUME = "interrupted with these settings: resume from its checkpoints"
-    EXTEND = "trained (or interrupted) under a lower epoch cap, all else the same: continue to the new cap"
+    EXTEND = (
+        "trained (or interrupted) under a lower epoch cap or patience, all else the same: continue under the new one"
+    )
     RESTART = "made with other settings (or forced): train from scratch over it"
     TRAIN = "no directory yet: train"
 
@@ -55,25 +65,26 @@ class Reuse(Enum):
     RUN_DIR = "its finished run directory"
     RECORD = "its record in the records directory (no run directory)"
     TWIN = "the record of another variant's run that trained the same model"
-    EARLY_STOPPED = "a run that stopped by patience before a lower epoch cap, all else the same"
+    RAISED_RULE = "a run that a raised epoch cap or patience would have stopped where it stopped, all else the same"
 
 
 @dataclass(frozen=True)
 class Decision:
     """A run's fate: a ``record`` to reuse (``reuse`` says whence), a training ``step``, or neither (skipped);
-    ``old_cap``: the lower epoch cap of a run reused or extended under a raised one."""
+    ``old_rule``: the lower stopping rule of a run reused or extended under a raised one."""
 
     record: Optional[Record] = None
     reuse: Optional[Reuse] = None
     step: Optional[Step] = None
-    old_cap: Optional[int] = None
+    old_rule: Optional[StoppingRule] = None
 
 
 def decide(plan: Plan, job: Job, settings: Dict[str, Any]) -> Decision:
     """What to do with ``job``, in this order: reuse its finished run directory, then (once that is gone)
     its kept record, then the record of another variant that trained the very same model, then a run
-    that stopped early under a lower epoch cap; with ``--reuse-only`` nothing else; else continue a run
-    trained to a lower cap, or the training step its directory calls for. ``--force`` trains again
+    that a raised cap or patience would have stopped where it stopped; with ``--reuse-only`` nothing else;
+    else continue a run trained under a lower cap or patience, or the training step its directory calls
+    for. ``--force`` trains again
     whatever was there."""
     paths, force = plan.paths(job), plan.args.force
     name = paths.run_dir.name
@@ -88,20 +99,20 @@ def decide(plan: Plan, job: Job, settings: Dict[str, Any]) -> Decision:
         record = twin_record(plan.records_dir, job.task, job.variant, name, settings)
         if record is not None:
             return Decision(record, Reuse.TWIN)
-        early = _stopped_under_a_lower_cap(plan, job, settings)
-        if early is not None:
-            return early
+        same_stop = _stopped_as_the_raised_rule_would(plan, job, settings)
+        if same_stop is not None:
+            return same_stop
     if plan.args.reuse_only:
         return Decision()
-    old_cap = None if force else _trained_to_a_lower_cap(paths, settings)
-    if old_cap is not None:
-        return Decision(step=Step.EXTEND, old_cap=old_cap)
+    old_rule = None if force else _trained_under_a_lower_rule(paths, settings)
+    if old_rule is not None:
+        return Decision(step=Step.EXTEND, old_rule=old_rule)
     return Decision(step=training_step(paths.run_dir, not force and _trained_with(paths, settings), _trained(paths)))
 
 
-def _stopped_under_a_lower_cap(plan: Plan, job: Job, settings: Dict[str, Any]) -> Optional[Decision]:
-    """The reuse of the run's record (in its directory, else kept) when that run stopped by patience
-    before its lower epoch cap, all else as ``settings``."""
+def _stopped_as_the_raised_rule_would(plan: Plan, job: Job, settings: Dict[str, Any]) -> Optional[Decision]:
+    """The reuse of the run's record (in its directory, else kept) when that run trained under a lower
+    stopping rule, all else as ``settings``, and the rule of ``settings`` would have stopped it there."""
     paths = plan.paths(job)
     record_file = paths.run_dir / "record.json"
     if not (record_file.exists() and (paths.run_dir / "test_metrics.json").exists()):
@@ -111,22 +122,22 @@ def _stopped_under_a_lower_cap(plan: Plan, job: Job, settings: Dict[str, Any]) -
     record = json.loads(record_file.read_text())
     if record.get("record_version") != RECORD_VERSION or "trained_as" in record:
         return None
-    old_cap = cap_stopped_under(record, settings)
-    if old_cap is None:
+    old_rule = reused_rule(record, settings)
+    if old_rule is None:
         return None
-    return Decision(reused_under(record, settings, old_cap), Reuse.EARLY_STOPPED, old_cap=old_cap)
+    return Decision(reused_under(record, settings, old_rule), Reuse.RAISED_RULE, old_rule=old_rule)
 
 
-def _trained_to_a_lower_cap(paths: RunPaths, settings: Dict[str, Any]) -> Optional[int]:
-    """The lower epoch cap the run directory trained under, all else as ``settings``, when its training
-    can go on: it has checkpoints and reached that cap, or was interrupted before it."""
+def _trained_under_a_lower_rule(paths: RunPaths, settings: Dict[str, Any]) -> Optional[StoppingRule]:
+    """The lower stopping rule the run directory trained under, all else as ``settings``, when its training
+    can go on: it has checkpoints and was interrupted, or stopped where the raised rule would not."""
     if not (paths.settings_file.exists() and any(paths.run_dir.glob("*_state_e*.th"))):
         return None
-    old_cap = raised_from(json.loads(paths.settings_file.read_text()), settings)
-    if old_cap is None or not _trained(paths):
-        return old_cap
-    last_epoch = json.loads((paths.run_dir / "metrics.json").read_text()).get("epoch", -1)
-    return old_cap if last_epoch + 1 >= old_cap else None  # one that stopped by patience is reused, not extended
+    old_rule = raised_from(json.loads(paths.settings_file.read_text()), settings)
+    if old_rule is None or not _trained(paths):
+        return old_rule
+    epochs = json.loads((paths.run_dir / "metrics.json").read_text()).get("epoch", -1) + 1
+    return None if old_rule.makes_the_same_stop(asked_rule(settings), epochs) else old_rule
 
 
 def _trained_with(paths: RunPaths, settings: Dict[str, Any]) -> bool:
@@ -147,11 +158,13 @@ def reused_label(job: Job, decision: Decision, records_dir: Path) -> str:
         return f"{label} (from its record in {records_dir}; no run directory)"
     if decision.reuse is Reuse.TWIN and decision.record is not None:
         return f"{label} (trained as {trained_as(decision.record, name)}: the same resolved config and seed)"
-    if decision.reuse is Reuse.EARLY_STOPPED and decision.record is not None:
-        cap = decision.record["overrides"]["trainer.num_epochs"]
+    if decision.reuse is Reuse.RAISED_RULE and decision.record is not None and decision.old_rule is not None:
+        old, new = decision.old_rule, asked_rule(decision.record)
+        epochs = epochs_trained(decision.record)
+        why = "by patience" if epochs < old.cap else "at its cap"
         return (
-            f"{label} (stopped by patience after {len(decision.record['validation_curve'])} epochs under a cap of "
-            f"{decision.old_cap}: the same run under a cap of {cap})"
+            f"{label} (stopped {why} after {epochs} epochs under {described(old, new)}: "
+            f"the same run under {described(new, old)})"
         )
     return label
 

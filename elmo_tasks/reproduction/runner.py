@@ -11,11 +11,11 @@ from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.commands import ALLENNLP, ROOT, RunFailed, git_commit, run_allennlp, shown
 from elmo_tasks.reproduction.decide import Decision, Reuse, Step, decide, reused_label, trained_as
-from elmo_tasks.reproduction.epoch_cap import CAP, first_cap, open_for_more_epochs
 from elmo_tasks.reproduction.finetune import prepare_finetuned_bilm
 from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
 from elmo_tasks.reproduction.progress import Progress
 from elmo_tasks.reproduction.records import Record, build_record, save_record, save_run_record
+from elmo_tasks.reproduction.stopping_rule import StoppingRule, first_rule, open_for_more_epochs, raised_fields
 from elmo_tasks.reproduction.tasks import TASKS
 from elmo_tasks.reproduction.word_vectors import prepare_word_vectors
 
@@ -23,7 +23,7 @@ from elmo_tasks.reproduction.word_vectors import prepare_word_vectors
 STEP_MESSAGES = {
     Step.DONE: "trained already, evaluating",
     Step.RESUME: "interrupted, resuming (--recover)",
-    Step.EXTEND: "trained under a lower epoch cap, continuing from its last checkpoint (--recover)",
+    Step.EXTEND: "trained under a lower epoch cap or patience, continuing from its last checkpoint (--recover)",
     Step.RESTART: "made with other settings or forced, training from scratch",
 }
 
@@ -37,7 +37,7 @@ def run_one(plan: Plan, job: Job, progress: Progress) -> Optional[Record]:
         with run_lock(plan.paths(job).lock):
             decision = decide(plan, job, settings)  # again, holding the run: another process may have finished it
             if decision.step is not None:
-                record = _train_and_evaluate(plan, job, settings, decision.step, decision.old_cap)
+                record = _train_and_evaluate(plan, job, settings, decision.step, decision.old_rule)
                 progress.finished()
                 return save_run_record(record, plan.paths(job).run_dir, plan.records_dir, plan.budget)
     return _reuse(plan, job, decision, progress)
@@ -54,9 +54,9 @@ def _reuse(plan: Plan, job: Job, decision: Decision, progress: Progress) -> Opti
         return None
     progress.reused(reused_label(job, decision, plan.records_dir))
     paths = plan.paths(job)
-    if decision.reuse is Reuse.RUN_DIR or (decision.reuse is Reuse.EARLY_STOPPED and paths.run_dir.exists()):
+    if decision.reuse is Reuse.RUN_DIR or (decision.reuse is Reuse.RAISED_RULE and paths.run_dir.exists()):
         return save_run_record(decision.record, paths.run_dir, plan.records_dir, plan.budget)
-    if decision.reuse is Reuse.EARLY_STOPPED:
+    if decision.reuse is Reuse.RAISED_RULE:
         return save_record(decision.record, plan.records_dir)
     if decision.reuse is Reuse.TWIN:
         twin = {
@@ -69,10 +69,10 @@ def _reuse(plan: Plan, job: Job, decision: Decision, progress: Progress) -> Opti
 
 
 def _train_and_evaluate(
-    plan: Plan, job: Job, settings: Dict[str, Any], step: Step, old_cap: Optional[int] = None
+    plan: Plan, job: Job, settings: Dict[str, Any], step: Step, old_rule: Optional[StoppingRule] = None
 ) -> Record:
     """Trains as ``step`` says (after making the fine-tuned biLM the run reads, if any), evaluates,
-    records; ``old_cap``: the lower epoch cap a run continued by ``Step.EXTEND`` trained under."""
+    records; ``old_rule``: the lower stopping rule a run continued by ``Step.EXTEND`` trained under."""
     paths = plan.paths(job)
     seed = plan.args.seed_base + job.seed_index
     env = configs.run_env(settings["data"], seed, settings["env"])
@@ -84,7 +84,7 @@ def _train_and_evaluate(
     if "bilm_finetuning" in settings:
         recipe, start_sha = settings["bilm_finetuning"], settings["bilm_weights_sha256"]
         commands.append(prepare_finetuned_bilm(plan, job.task, recipe, start_sha))
-    train, train_seconds = _train(plan, paths, env, settings, step, old_cap)
+    train, train_seconds = _train(plan, paths, env, settings, step, old_rule)
     commands.append(shown(env, train))
     commit = git_commit()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
@@ -97,9 +97,9 @@ def _train_and_evaluate(
         **built,
         **commit,
     }
-    earlier_cap = first_cap(paths.run_dir)
-    if earlier_cap is not None:
-        base["epoch_cap_raised_from"] = earlier_cap
+    first = first_rule(paths.run_dir)
+    if first is not None:
+        base.update(raised_fields(first, settings))
     return build_record(job.task, job.variant, job.seed_index, seed, paths.run_dir, settings, base)
 
 
@@ -114,7 +114,12 @@ def _check_data(task: str, env: Dict[str, str]) -> None:
 
 
 def _train(
-    plan: Plan, paths: RunPaths, env: Dict[str, str], settings: Dict[str, Any], step: Step, old_cap: Optional[int]
+    plan: Plan,
+    paths: RunPaths,
+    env: Dict[str, str],
+    settings: Dict[str, Any],
+    step: Step,
+    old_rule: Optional[StoppingRule],
 ) -> Tuple[List[str], float]:
     """The training command (as run, with its flags) and the run's whole training time so far."""
     train = [ALLENNLP, "train", settings["config"], "-s", str(paths.run_dir)]
@@ -125,8 +130,8 @@ def _train(
     if step is Step.DONE:
         return train, _train_seconds(paths.spent_file, None, restart=False)
     train += step.flags
-    if step is Step.EXTEND and old_cap is not None:
-        open_for_more_epochs(paths.run_dir, settings["overrides"][CAP], old_cap)
+    if step is Step.EXTEND and old_rule is not None:
+        open_for_more_epochs(paths.run_dir, settings, old_rule)
     paths.run_dir.parent.mkdir(parents=True, exist_ok=True)
     paths.settings_file.write_text(json.dumps(settings, indent=2))
     seconds = run_allennlp(env, train, paths.beside(".train.log"), plan.args.in_process)

@@ -2,12 +2,13 @@
 runs: the harness reuses each of them rather than training it again.
 
 A record stops being reused when the run it describes would not be the same run today: another shipped
-biLM (an ELMo run reads it), other word vectors than the budget builds today, a raised epoch cap that the
-run reached (it is continued from its checkpoint), or a resolved config that changed otherwise. The first
-three are expected when the biLM is replaced, the vectors are rebuilt or a budget's cap is raised
-(README: those runs are then retrained or continued); the last one means an edit to the configs changed what
-the committed results were trained with (docs/CONVENTIONS.md: a refactoring must leave every resolved
-config as it was), and this test fails on it.
+biLM (an ELMo run reads it), other word vectors than the budget builds today, a raised epoch cap or
+patience that would not have stopped the run where it stopped (it is continued from its checkpoint), or a
+resolved config that changed otherwise. The first three are expected when the biLM is replaced, the
+vectors are rebuilt or a budget's cap or patience is raised (README: those runs are then retrained or
+continued); the last one means an edit to the configs changed what the committed results were trained
+with (docs/CONVENTIONS.md: a refactoring must leave every resolved config as it was), and this test fails
+on it.
 """
 
 import pytest
@@ -16,9 +17,9 @@ from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.cli import mark_outdated, parse_args
 from elmo_tasks.reproduction.decide import decide
-from elmo_tasks.reproduction.epoch_cap import raised_from, stopped_early
 from elmo_tasks.reproduction.plan import Plan
 from elmo_tasks.reproduction.records import load_records
+from elmo_tasks.reproduction.stopping_rule import asked_rule, epochs_trained, raised_from
 from elmo_tasks.reproduction.tasks import TASKS
 from tests.conftest import ROOT
 
@@ -27,14 +28,17 @@ MINI_RECORDS = ROOT / "docs" / "results" / "records" / "mini"
 
 def _reusable_today(record: dict, shipped_bilm: str, plan: Plan, settings: dict) -> bool:
     """Whether a record's run is the run the harness would train today: the same biLM, the same word vectors
-    as the budget builds today, no epoch cap raised above one it reached, and no file of the runs dir in its
-    environment (the fine-tuned biLM lies in the runs dir of the checkout that made it)."""
+    as the budget builds today, no epoch cap or patience raised that would not have stopped it where it
+    stopped, and no file of the runs dir in its environment (the fine-tuned biLM lies in the runs dir of
+    the checkout that made it)."""
     same_bilm = record.get("bilm_weights_sha256") in (None, shipped_bilm)
     same_vectors = record.get("word_vectors") == plan.word_vectors(record["task"])
-    old_cap = raised_from(record, settings)
-    reached_a_raised_cap = old_cap is not None and not stopped_early(record, old_cap)
+    old_rule = raised_from(record, settings)
+    stopped_before_a_raised_rule = old_rule is not None and not old_rule.makes_the_same_stop(
+        asked_rule(settings), epochs_trained(record)
+    )
     runs_dir_file = any("/runs/" in value for value in record["env"].values())
-    return same_bilm and same_vectors and not reached_a_raised_cap and not runs_dir_file
+    return same_bilm and same_vectors and not stopped_before_a_raised_rule and not runs_dir_file
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -307,7 +308,7 @@ def test_a_raised_epoch_cap_continues_a_run_that_reached_the_old_one(smoke, tmp_
     two_epochs = ("--overrides", '{"trainer.num_epochs": 2}')
     assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline", *two_epochs) == 0
     out = capsys.readouterr().out
-    assert "trained under a lower epoch cap, continuing from its last checkpoint (--recover)" in out
+    assert "trained under a lower epoch cap or patience, continuing from its last checkpoint (--recover)" in out
     extended = json.loads((run_dir / "record.json").read_text())
     assert extended["overrides"]["trainer.num_epochs"] == 2 and extended["epoch_cap_raised_from"] == 1
     assert extended["config_resolved"]["trainer"]["num_epochs"] == 2
@@ -329,13 +330,20 @@ def test_a_raised_epoch_cap_continues_a_run_that_reached_the_old_one(smoke, tmp_
     assert json.loads((run_dir / "record.json").read_text())["epoch_cap_raised_from"] == 1
 
 
-def _as_stopped_early_under(record: dict, cap: int) -> dict:
-    """The record a run would leave that stopped by patience after the same epochs under a cap of ``cap``:
-    the same record with that cap in its overrides and its config's fingerprint."""
+def _under_rule(record: dict, cap: int, patience: Optional[int] = None) -> dict:
+    """The record (or saved settings) a run would leave that trained the same epochs under a cap of ``cap``
+    and, when given, a patience of ``patience``: with those in its overrides and its config's fingerprint."""
     overrides = {**record["overrides"], "trainer.num_epochs": cap}
+    if patience is not None:
+        overrides["trainer.patience"] = patience
     config = configs.resolved_config(record["config"], record["data"], overrides, record["env"])
-    assert len(record["validation_curve"]) < cap
     return {**record, "overrides": overrides, "config_sha256": configs.config_fingerprint(config)}
+
+
+def _as_stopped_early_under(record: dict, cap: int, patience: Optional[int] = None) -> dict:
+    """The record a run would leave that stopped by patience after the same epochs under a cap of ``cap``."""
+    assert len(record["validation_curve"]) < cap
+    return _under_rule(record, cap, patience)
 
 
 def test_a_run_that_stopped_before_its_epoch_cap_is_reused_under_a_raised_one(smoke, tmp_path, capsys):
@@ -352,15 +360,66 @@ def test_a_run_that_stopped_before_its_epoch_cap_is_reused_under_a_raised_one(sm
     reused = json.loads(kept.read_text())
     assert reused["overrides"]["trainer.num_epochs"] == 5 and reused["epoch_cap_raised_from"] == 3
     assert reused["value"] == record["value"] and reused["commands"] == record["commands"]
-    # Anything else changed with the cap (here the patience) makes it another run.
+    # Anything else changed with the cap (here the gradient clipping) makes it another run.
     kept.write_text(json.dumps(_as_stopped_early_under(record, 3)))
-    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 5, "trainer.patience": 2}') == 0
+    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 5, "trainer.grad_norm": 1.0}') == 0
+    assert "skipped (--reuse-only): ner baseline seed0" in capsys.readouterr().out
+    # A raised patience would not have stopped it where the old one did: it has to go on, not be reused.
+    kept.write_text(json.dumps(_as_stopped_early_under(record, 3, patience=1)))
+    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 3, "trainer.patience": 2}') == 0
     assert "skipped (--reuse-only): ner baseline seed0" in capsys.readouterr().out
     # A run that reached its cap (one epoch of one) was still improving as far as anyone knows: without its
     # directory to continue from, it is not reused.
     kept.write_text(json.dumps(record))
     assert _main(*asked, "--overrides", '{"trainer.num_epochs": 5}') == 0
     assert "skipped (--reuse-only): ner baseline seed0" in capsys.readouterr().out
+
+
+def test_a_run_that_reached_its_epoch_cap_is_reused_under_a_raised_patience(smoke, tmp_path, capsys):
+    runs, _ = smoke
+    kept = tmp_path / "records" / "ner" / "baseline" / "seed0.json"
+    kept.parent.mkdir(parents=True)
+    record = json.loads((runs / "records" / "ner" / "baseline" / "seed0.json").read_text())
+    kept.write_text(json.dumps(_under_rule(record, 1, patience=1)))  # one epoch of one: the cap stopped it
+    asked = ("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline", "--reuse-only")
+    capsys.readouterr()
+    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 1, "trainer.patience": 4}') == 0
+    out = capsys.readouterr().out
+    assert "stopped at its cap after 1 epochs under patience 1: the same run under patience 4" in out
+    reused = json.loads(kept.read_text())
+    assert reused["overrides"]["trainer.patience"] == 4 and reused["patience_raised_from"] == 1
+    assert "epoch_cap_raised_from" not in reused and reused["value"] == record["value"]
+    # A lower patience is another run: it might have stopped earlier.
+    kept.write_text(json.dumps(_under_rule(record, 1, patience=4)))
+    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 1, "trainer.patience": 1}') == 0
+    assert "skipped (--reuse-only): ner baseline seed0" in capsys.readouterr().out
+
+
+def test_a_raised_patience_continues_a_run_that_the_old_one_stopped(smoke, tmp_path, capsys):
+    runs, _ = smoke
+    shutil.copytree(runs / "ner", tmp_path / "ner")
+    run_dir = tmp_path / "ner" / "baseline" / "seed0"
+    first = json.loads((run_dir / "record.json").read_text())
+    # As if its one epoch had been stopped by a patience of 1 under a cap of 3 (its saved settings and config).
+    settings_file = run_dir.parent / "seed0.settings.json"
+    settings_file.write_text(json.dumps(_under_rule(json.loads(settings_file.read_text()), 3, patience=1)))
+    saved_config = json.loads((run_dir / "config.json").read_text())
+    saved_config["trainer"].update(num_epochs=3, patience=1)
+    (run_dir / "config.json").write_text(json.dumps(saved_config))
+    rule = ("--overrides", '{"trainer.num_epochs": 3, "trainer.patience": 2}')
+    capsys.readouterr()
+    assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline", *rule) == 0
+    assert "trained under a lower epoch cap or patience, continuing from its last checkpoint" in capsys.readouterr().out
+    extended = json.loads((run_dir / "record.json").read_text())
+    assert extended["patience_raised_from"] == 1 and "epoch_cap_raised_from" not in extended
+    assert extended["config_resolved"]["trainer"]["patience"] == 2
+    assert extended["commands"][0].endswith(" --recover")
+    curve = extended["validation_curve"]
+    assert len(curve) >= 2 and curve[0] == pytest.approx(first["validation_curve"][0])  # not trained again
+    # Now the run of its rule: asked again, it is reused.
+    capsys.readouterr()
+    assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline", *rule) == 0
+    assert "reusing ner baseline seed0" in capsys.readouterr().out
 
 
 def test_elmo_runs_of_another_biLM_are_not_reused_and_baselines_are(smoke, tmp_path, monkeypatch, capsys):

@@ -281,7 +281,7 @@ def test_the_reproduction_harness_runs_beside_allennlp_models_from_another_direc
     assert "2 runs asked, 0 failed" in stdout
     for variant in ("baseline", "elmo"):
         record = json.loads((tmp_path / "records" / "ner" / variant / "seed0.json").read_text())
-        assert record["metric"] == "f1" and 0.0 <= record["value"] <= 100.0
+        assert record["metric"] == "f1-measure-overall" and 0.0 <= record["value"] <= 100.0
         evaluate_log = (tmp_path / "runs" / "ner" / variant / "seed0" / "evaluate_test.log").read_text()
         assert "Plugin allennlp_models available" in evaluate_log  # it ran beside allennlp-models
     assert "| NER |" in (tmp_path / "RESULTS.md").read_text()

@@ -346,13 +346,20 @@ def _as_stopped_early_under(record: dict, cap: int, patience: Optional[int] = No
     return _under_rule(record, cap, patience)
 
 
-def test_a_run_that_stopped_before_its_epoch_cap_is_reused_under_a_raised_one(smoke, tmp_path, capsys):
+def _kept_ner_baseline(smoke, tmp_path: Path):
+    """The smoke NER baseline's record, a path to keep it at in ``tmp_path``'s records (no run directory)
+    and the arguments that ask for that run without training."""
     runs, _ = smoke
     kept = tmp_path / "records" / "ner" / "baseline" / "seed0.json"
     kept.parent.mkdir(parents=True)
     record = json.loads((runs / "records" / "ner" / "baseline" / "seed0.json").read_text())
-    kept.write_text(json.dumps(_as_stopped_early_under(record, 3)))
     asked = ("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline", "--reuse-only")
+    return record, kept, asked
+
+
+def test_a_run_that_stopped_before_its_epoch_cap_is_reused_under_a_raised_one(smoke, tmp_path, capsys):
+    record, kept, asked = _kept_ner_baseline(smoke, tmp_path)
+    kept.write_text(json.dumps(_as_stopped_early_under(record, 3)))
     capsys.readouterr()
     assert _main(*asked, "--overrides", '{"trainer.num_epochs": 5}') == 0
     out = capsys.readouterr().out
@@ -376,12 +383,8 @@ def test_a_run_that_stopped_before_its_epoch_cap_is_reused_under_a_raised_one(sm
 
 
 def test_a_run_that_reached_its_epoch_cap_is_reused_under_a_raised_patience(smoke, tmp_path, capsys):
-    runs, _ = smoke
-    kept = tmp_path / "records" / "ner" / "baseline" / "seed0.json"
-    kept.parent.mkdir(parents=True)
-    record = json.loads((runs / "records" / "ner" / "baseline" / "seed0.json").read_text())
+    record, kept, asked = _kept_ner_baseline(smoke, tmp_path)
     kept.write_text(json.dumps(_under_rule(record, 1, patience=1)))  # one epoch of one: the cap stopped it
-    asked = ("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline", "--reuse-only")
     capsys.readouterr()
     assert _main(*asked, "--overrides", '{"trainer.num_epochs": 1, "trainer.patience": 4}') == 0
     out = capsys.readouterr().out

@@ -84,8 +84,7 @@ def decide(plan: Plan, job: Job, settings: Dict[str, Any]) -> Decision:
     its kept record, then the record of another variant that trained the very same model, then a run
     that a raised cap or patience would have stopped where it stopped; with ``--reuse-only`` nothing else;
     else continue a run trained under a lower cap or patience, or the training step its directory calls
-    for. ``--force`` trains again
-    whatever was there."""
+    for. ``--force`` trains again whatever was there."""
     paths, force = plan.paths(job), plan.args.force
     name = paths.run_dir.name
     if not force:

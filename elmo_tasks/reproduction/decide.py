@@ -160,7 +160,7 @@ def reused_label(job: Job, decision: Decision, records_dir: Path) -> str:
     if decision.reuse is Reuse.RAISED_RULE and decision.record is not None and decision.old_rule is not None:
         old, new = decision.old_rule, asked_rule(decision.record)
         epochs = epochs_trained(decision.record)
-        why = "by patience" if epochs < old.cap else "at its cap"
+        why = "by patience" if old.stopped_by_patience(epochs) else "at its cap"
         return (
             f"{label} (stopped {why} after {epochs} epochs under {described(old, new)}: "
             f"the same run under {described(new, old)})"

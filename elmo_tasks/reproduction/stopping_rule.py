@@ -42,10 +42,14 @@ class StoppingRule:
         patience_no_later = other.patience is None or (self.patience is not None and self.patience <= other.patience)
         return self.cap <= other.cap and patience_no_later
 
+    def stopped_by_patience(self, epochs: int) -> bool:
+        """Whether a finished run that trained ``epochs`` under this rule stopped before its cap."""
+        return 0 < epochs < self.cap
+
     def makes_the_same_stop(self, other: "StoppingRule", epochs: int) -> bool:
         """Whether a run that trained ``epochs`` under this rule would stop there under ``other`` (which
         stops no earlier): the limit that stopped it is unchanged."""
-        if 0 < epochs < self.cap:  # stopped by patience
+        if self.stopped_by_patience(epochs):
             return other.patience == self.patience
         return other.cap == self.cap
 

@@ -83,8 +83,8 @@ def decide(plan: Plan, job: Job, settings: Dict[str, Any]) -> Decision:
     """What to do with ``job``, in this order: reuse its finished run directory, then (once that is gone)
     its kept record, then the record of another variant that trained the very same model, then a run
     that a raised cap or patience would have stopped where it stopped; with ``--reuse-only`` nothing else;
-    else continue a run trained under a lower cap or patience, or the training step its directory calls
-    for. ``--force`` trains again whatever was there."""
+    else evaluate such a run whose record is missing, continue a run trained under a lower cap or patience,
+    or take the training step its directory calls for. ``--force`` trains again whatever was there."""
     paths, force = plan.paths(job), plan.args.force
     name = paths.run_dir.name
     if not force:
@@ -103,9 +103,13 @@ def decide(plan: Plan, job: Job, settings: Dict[str, Any]) -> Decision:
             return same_stop
     if plan.args.reuse_only:
         return Decision()
-    old_rule = None if force else _trained_under_a_lower_rule(paths, settings)
-    if old_rule is not None:
-        return Decision(step=Step.EXTEND, old_rule=old_rule)
+    if not force:
+        old_rule = _finished_as_the_raised_rule_would_stop(paths, settings)
+        if old_rule is not None:
+            return Decision(step=Step.DONE, old_rule=old_rule)
+        old_rule = _trained_under_a_lower_rule(paths, settings)
+        if old_rule is not None:
+            return Decision(step=Step.EXTEND, old_rule=old_rule)
     return Decision(step=training_step(paths.run_dir, not force and _trained_with(paths, settings), _trained(paths)))
 
 
@@ -127,6 +131,18 @@ def _stopped_as_the_raised_rule_would(plan: Plan, job: Job, settings: Dict[str, 
     return Decision(reused_under(record, settings, old_rule), Reuse.RAISED_RULE, old_rule=old_rule)
 
 
+def _finished_as_the_raised_rule_would_stop(paths: RunPaths, settings: Dict[str, Any]) -> Optional[StoppingRule]:
+    """The lower stopping rule of a run directory whose training finished under it, all else as
+    ``settings``, where the rule of ``settings`` would have stopped it there too: its model is the one
+    asked for, and only its evaluation (e.g. one that failed, or a record deleted) is missing."""
+    if not (paths.settings_file.exists() and _trained(paths)):
+        return None
+    old_rule = raised_from(json.loads(paths.settings_file.read_text()), settings)
+    if old_rule is None or not old_rule.makes_the_same_stop(asked_rule(settings), _epochs_run(paths)):
+        return None
+    return old_rule
+
+
 def _trained_under_a_lower_rule(paths: RunPaths, settings: Dict[str, Any]) -> Optional[StoppingRule]:
     """The lower stopping rule the run directory trained under, all else as ``settings``, when its training
     can go on: it has checkpoints and was interrupted, or stopped where the raised rule would not."""
@@ -135,8 +151,12 @@ def _trained_under_a_lower_rule(paths: RunPaths, settings: Dict[str, Any]) -> Op
     old_rule = raised_from(json.loads(paths.settings_file.read_text()), settings)
     if old_rule is None or not _trained(paths):
         return old_rule
-    epochs = json.loads((paths.run_dir / "metrics.json").read_text()).get("epoch", -1) + 1
-    return None if old_rule.makes_the_same_stop(asked_rule(settings), epochs) else old_rule
+    return None if old_rule.makes_the_same_stop(asked_rule(settings), _epochs_run(paths)) else old_rule
+
+
+def _epochs_run(paths: RunPaths) -> int:
+    """The epochs a finished training ran, from its ``metrics.json`` (``epoch`` counts from 0)."""
+    return int(json.loads((paths.run_dir / "metrics.json").read_text()).get("epoch", -1)) + 1
 
 
 def _trained_with(paths: RunPaths, settings: Dict[str, Any]) -> bool:

@@ -72,7 +72,8 @@ def _train_and_evaluate(
     plan: Plan, job: Job, settings: Dict[str, Any], step: Step, old_rule: Optional[StoppingRule] = None
 ) -> Record:
     """Trains as ``step`` says (after making the fine-tuned biLM the run reads, if any), evaluates,
-    records; ``old_rule``: the lower stopping rule a run continued by ``Step.EXTEND`` trained under."""
+    records; ``old_rule``: the lower stopping rule a run trained under that ``Step.EXTEND`` continues, or
+    that ``Step.DONE`` evaluates because the raised rule would have stopped it where it stopped."""
     paths = plan.paths(job)
     seed = plan.args.seed_base + job.seed_index
     env = configs.run_env(settings["data"], seed, settings["env"])
@@ -97,7 +98,9 @@ def _train_and_evaluate(
         **built,
         **commit,
     }
-    first = first_rule(paths.run_dir)
+    # a run continued under a raised rule keeps its first rule in its directory; one evaluated as it
+    # stopped (Step.DONE under a raised rule that makes the same stop) has it from the decision
+    first = first_rule(paths.run_dir) or old_rule
     if first is not None:
         base.update(raised_fields(first, settings))
     return build_record(job.task, job.variant, job.seed_index, seed, paths.run_dir, settings, base)

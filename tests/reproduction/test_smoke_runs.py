@@ -425,6 +425,53 @@ def test_a_raised_patience_continues_a_run_that_the_old_one_stopped(smoke, tmp_p
     assert "reusing ner baseline seed0" in capsys.readouterr().out
 
 
+def test_a_finished_run_without_its_record_is_evaluated_not_retrained_under_a_rule_that_stops_it_there(
+    smoke, tmp_path, capsys
+):
+    runs, _ = smoke
+    shutil.copytree(runs / "ner", tmp_path / "ner")
+    run_dir = tmp_path / "ner" / "baseline" / "seed0"
+    first = json.loads((run_dir / "record.json").read_text())
+    # Trained under a cap of 1 and patience 1 (its one epoch: the cap stopped it), then its evaluation lost.
+    settings_file = run_dir.parent / "seed0.settings.json"
+    settings_file.write_text(json.dumps(_under_rule(json.loads(settings_file.read_text()), 1, patience=1)))
+    for name in ("record.json", "test_metrics.json"):
+        (run_dir / name).unlink()
+    archive_written = (run_dir / "model.tar.gz").stat().st_mtime_ns
+    capsys.readouterr()
+    rule = ("--overrides", '{"trainer.num_epochs": 1, "trainer.patience": 4}')
+    assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline", *rule) == 0
+    assert "trained already, evaluating" in capsys.readouterr().out
+    assert (run_dir / "model.tar.gz").stat().st_mtime_ns == archive_written  # not trained again
+    evaluated = json.loads((run_dir / "record.json").read_text())
+    assert evaluated["patience_raised_from"] == 1 and "epoch_cap_raised_from" not in evaluated
+    assert evaluated["overrides"]["trainer.patience"] == 4
+    assert not any(flag in evaluated["commands"][0] for flag in (" --recover", " -f"))
+    assert evaluated["value"] == pytest.approx(first["value"])
+    # Now the run of its rule: asked again, it is reused.
+    assert _main("ner", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "baseline", *rule) == 0
+    assert "reusing ner baseline seed0" in capsys.readouterr().out
+    # A rule that would not have stopped it there (a raised cap) continues it instead.
+    for name in ("record.json", "test_metrics.json"):
+        (run_dir / name).unlink()
+    settings_file.write_text(json.dumps(_under_rule(json.loads(settings_file.read_text()), 1, patience=1)))
+    assert (
+        _main(
+            "ner",
+            "--budget",
+            "smoke",
+            "--runs-dir",
+            str(tmp_path),
+            "--variants",
+            "baseline",
+            "--overrides",
+            '{"trainer.num_epochs": 2, "trainer.patience": 1}',
+        )
+        == 0
+    )
+    assert "continuing from its last checkpoint" in capsys.readouterr().out
+
+
 def test_elmo_runs_of_another_biLM_are_not_reused_and_baselines_are(smoke, tmp_path, monkeypatch, capsys):
     runs, _ = smoke
     shutil.copytree(runs / "ner", tmp_path / "ner")

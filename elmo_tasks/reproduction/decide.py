@@ -41,7 +41,7 @@ class Step(Enum):
     EXTEND = (
         "trained (or interrupted) under a lower epoch cap or patience, all else the same: continue under the new one"
     )
-    RESTART = "made with other settings (or forced): train from scratch over it"
+    RESTART = "made with other settings, forced, or interrupted before its first checkpoint: train from scratch over it"
     TRAIN = "no directory yet: train"
 
     @property

@@ -24,7 +24,7 @@ STEP_MESSAGES = {
     Step.DONE: "trained already, evaluating",
     Step.RESUME: "interrupted, resuming (--recover)",
     Step.EXTEND: "trained under a lower epoch cap or patience, continuing from its last checkpoint (--recover)",
-    Step.RESTART: "made with other settings or forced, training from scratch",
+    Step.RESTART: "made with other settings, forced, or interrupted before its first checkpoint: training from scratch",
 }
 
 

@@ -181,7 +181,10 @@ def test_a_trained_run_is_evaluated_and_a_run_of_an_edited_config_retrained(smok
     _edited_config(monkeypatch, 0.25)  # the config file edited since that run trained
     assert _main(*asked) == 0
     out = capsys.readouterr().out
-    assert "trained already" not in out and "made with other settings or forced, training from scratch" in out
+    assert (
+        "trained already" not in out
+        and "made with other settings, forced, or interrupted before its first checkpoint: training from scratch" in out
+    )
 
 
 def test_the_same_seed_twice_gives_the_same_metrics(smoke, tmp_path):

@@ -401,14 +401,21 @@ def test_a_run_that_reached_its_epoch_cap_is_reused_under_a_raised_patience(smok
     assert "skipped (--reuse-only): ner baseline seed0" in capsys.readouterr().out
 
 
-def test_a_raised_patience_continues_a_run_that_the_old_one_stopped(smoke, tmp_path, capsys):
+def _ner_baseline_trained_under(smoke, tmp_path: Path, cap: int, patience: int):
+    """A copy of the smoke NER baseline's run directory in ``tmp_path`` whose saved settings say it trained
+    under ``cap`` and ``patience``: (the run directory, its record, its settings file)."""
     runs, _ = smoke
     shutil.copytree(runs / "ner", tmp_path / "ner")
     run_dir = tmp_path / "ner" / "baseline" / "seed0"
     first = json.loads((run_dir / "record.json").read_text())
-    # As if its one epoch had been stopped by a patience of 1 under a cap of 3 (its saved settings and config).
     settings_file = run_dir.parent / "seed0.settings.json"
-    settings_file.write_text(json.dumps(_under_rule(json.loads(settings_file.read_text()), 3, patience=1)))
+    settings_file.write_text(json.dumps(_under_rule(json.loads(settings_file.read_text()), cap, patience=patience)))
+    return run_dir, first, settings_file
+
+
+def test_a_raised_patience_continues_a_run_that_the_old_one_stopped(smoke, tmp_path, capsys):
+    # As if its one epoch had been stopped by a patience of 1 under a cap of 3 (its saved settings and config).
+    run_dir, first, _ = _ner_baseline_trained_under(smoke, tmp_path, 3, 1)
     saved_config = json.loads((run_dir / "config.json").read_text())
     saved_config["trainer"].update(num_epochs=3, patience=1)
     (run_dir / "config.json").write_text(json.dumps(saved_config))
@@ -431,13 +438,8 @@ def test_a_raised_patience_continues_a_run_that_the_old_one_stopped(smoke, tmp_p
 def test_a_finished_run_without_its_record_is_evaluated_not_retrained_under_a_rule_that_stops_it_there(
     smoke, tmp_path, capsys
 ):
-    runs, _ = smoke
-    shutil.copytree(runs / "ner", tmp_path / "ner")
-    run_dir = tmp_path / "ner" / "baseline" / "seed0"
-    first = json.loads((run_dir / "record.json").read_text())
     # Trained under a cap of 1 and patience 1 (its one epoch: the cap stopped it), then its evaluation lost.
-    settings_file = run_dir.parent / "seed0.settings.json"
-    settings_file.write_text(json.dumps(_under_rule(json.loads(settings_file.read_text()), 1, patience=1)))
+    run_dir, first, settings_file = _ner_baseline_trained_under(smoke, tmp_path, 1, 1)
     for name in ("record.json", "test_metrics.json"):
         (run_dir / name).unlink()
     archive_written = (run_dir / "model.tar.gz").stat().st_mtime_ns

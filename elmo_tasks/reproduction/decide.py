@@ -103,13 +103,9 @@ def decide(plan: Plan, job: Job, settings: Dict[str, Any]) -> Decision:
             return same_stop
     if plan.args.reuse_only:
         return Decision()
-    if not force:
-        old_rule = _finished_as_the_raised_rule_would_stop(paths, settings)
-        if old_rule is not None:
-            return Decision(step=Step.DONE, old_rule=old_rule)
-        old_rule = _trained_under_a_lower_rule(paths, settings)
-        if old_rule is not None:
-            return Decision(step=Step.EXTEND, old_rule=old_rule)
+    raised = None if force else _under_a_raised_rule(paths, settings)
+    if raised is not None:
+        return raised
     return Decision(step=training_step(paths.run_dir, not force and _trained_with(paths, settings), _trained(paths)))
 
 
@@ -131,27 +127,22 @@ def _stopped_as_the_raised_rule_would(plan: Plan, job: Job, settings: Dict[str, 
     return Decision(reused_under(record, settings, old_rule), Reuse.RAISED_RULE, old_rule=old_rule)
 
 
-def _finished_as_the_raised_rule_would_stop(paths: RunPaths, settings: Dict[str, Any]) -> Optional[StoppingRule]:
-    """The lower stopping rule of a run directory whose training finished under it, all else as
-    ``settings``, where the rule of ``settings`` would have stopped it there too: its model is the one
-    asked for, and only its evaluation (e.g. one that failed, or a record deleted) is missing."""
-    if not (paths.settings_file.exists() and _trained(paths)):
+def _under_a_raised_rule(paths: RunPaths, settings: Dict[str, Any]) -> Optional[Decision]:
+    """For a run directory trained under a lower stopping rule, all else as ``settings``: evaluate it
+    (``Step.DONE``) when its training finished where the rule of ``settings`` would have stopped it too
+    (only its evaluation is missing, e.g. one that failed), else continue it (``Step.EXTEND``) when it has
+    checkpoints; None otherwise."""
+    if not paths.settings_file.exists():
+        return None
+    checkpoints = any(paths.run_dir.glob("*_state_e*.th"))
+    if not (checkpoints or _trained(paths)):
         return None
     old_rule = raised_from(json.loads(paths.settings_file.read_text()), settings)
-    if old_rule is None or not old_rule.makes_the_same_stop(asked_rule(settings), _epochs_run(paths)):
+    if old_rule is None:
         return None
-    return old_rule
-
-
-def _trained_under_a_lower_rule(paths: RunPaths, settings: Dict[str, Any]) -> Optional[StoppingRule]:
-    """The lower stopping rule the run directory trained under, all else as ``settings``, when its training
-    can go on: it has checkpoints and was interrupted, or stopped where the raised rule would not."""
-    if not (paths.settings_file.exists() and any(paths.run_dir.glob("*_state_e*.th"))):
-        return None
-    old_rule = raised_from(json.loads(paths.settings_file.read_text()), settings)
-    if old_rule is None or not _trained(paths):
-        return old_rule
-    return None if old_rule.makes_the_same_stop(asked_rule(settings), _epochs_run(paths)) else old_rule
+    if _trained(paths) and old_rule.makes_the_same_stop(asked_rule(settings), _epochs_run(paths)):
+        return Decision(step=Step.DONE, old_rule=old_rule)
+    return Decision(step=Step.EXTEND, old_rule=old_rule) if checkpoints else None
 
 
 def _epochs_run(paths: RunPaths) -> int:

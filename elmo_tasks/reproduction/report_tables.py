@@ -1,9 +1,12 @@
 """The report's tables, as Markdown lines: Table 1, the analyses (Tables 2 and 3, the ELMo diagnosis),
 cross-validation and sample efficiency."""
 
+import json
+import re
 import statistics
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
+from elmo_tasks.reproduction.configs import config_fingerprint
 from elmo_tasks.reproduction.notes import shipped_bilm_names, task_notes
 from elmo_tasks.reproduction.records import Record
 from elmo_tasks.reproduction.report_values import (
@@ -184,9 +187,24 @@ def _fold_row(split: Split, rows: List[Record], variant: str, metric: str) -> st
     means = [statistics.mean(v) for v in by_split.values() if v]
     complete = len(means) == len(split.all)
     overall = f"{statistics.mean(means):.2f}" if complete else f"{len(means)} of {len(split.all)} folds run"
-    if complete and len({bool(r.get("outdated")) for r in rows}) > 1:
+    if complete and len({_settings_apart_from_fold(r) for r in rows}) > 1:
         overall = "– (folds of different configs)"
     return f"| {variant} | " + " | ".join(cells) + f" | {overall} |"
+
+
+# The fold suffixes of SQuAD's data paths (elmo_tasks/tasks/squad/articles.py): the one part of a
+# resolved config that differs between the folds of one cross-validation.
+_FOLD_SUFFIX = re.compile(r"#folds?(?:-except)?=[0-9,]+/[0-9]+")
+
+
+def _settings_apart_from_fold(record: Record) -> Tuple[Optional[str], Optional[str], bool]:
+    """What decided a run's model besides its seed and its fold: its resolved config with the fold suffixes
+    taken out (a record without one: its outdated flag) and its biLM."""
+    config = record.get("config_resolved")
+    if config is None:
+        return None, record.get("bilm_weights_sha256"), bool(record.get("outdated"))
+    without_folds = json.loads(_FOLD_SUFFIX.sub("#fold", json.dumps(config)))
+    return config_fingerprint(without_folds), record.get("bilm_weights_sha256"), False
 
 
 def sample_efficiency_table(task: str, records: List[Record]) -> List[str]:

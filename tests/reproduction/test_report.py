@@ -204,6 +204,27 @@ def test_a_complete_cross_validation_gives_table_1_the_mean_over_folds_per_seed(
     assert OUTDATED_NOTE in table
 
 
+def test_the_mean_over_folds_needs_one_config_apart_from_the_fold_whether_or_not_it_is_current():
+    def fold_run(fold: int, f1: float, encoder: str) -> dict:
+        resolved = {
+            "train_data_path": f"xquad.en.json#folds-except={fold},{fold % 4 + 1}/4",
+            "validation_data_path": f"xquad.en.json#fold={fold % 4 + 1}/4",
+            "model": {"phrase_layer": {"type": encoder}},
+            "random_seed": 13370 + fold,  # seeds differ between runs of one config too
+        }
+        return {**_record("squad", "baseline", 0, f1, 0.0), "split": f"{fold}/4", "config_resolved": resolved}
+
+    # Every fold made with a config since edited (all marked), but all with the same one: their mean.
+    same = [{**fold_run(fold, 10.0 * fold, "gru"), "outdated": True} for fold in range(1, 5)]
+    assert "| baseline | 10.00 (1) † | 20.00 (1) † | 30.00 (1) † | 40.00 (1) † | 25.00 |" in cross_validation(
+        "squad", same
+    )
+    # All marked, but two folds from another config than the others: no mean.
+    mixed = same[:2] + [{**fold_run(fold, 10.0 * fold, "lstm"), "outdated": True} for fold in (3, 4)]
+    different = "| baseline | 10.00 (1) † | 20.00 (1) † | 30.00 (1) † | 40.00 (1) † | – (folds of different configs) |"
+    assert different in cross_validation("squad", mixed)
+
+
 def test_table_1_names_the_biLMs_of_the_elmo_runs():
     records = [
         _record("ner", "baseline", 0, 80.0, 81.0),

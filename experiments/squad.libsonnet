@@ -66,7 +66,9 @@ local reader(elmo, passage_length_limit) = {
   passage_length_limit: passage_length_limit,
 };
 
-local bigru = { type: 'gru', hidden_size: gru, bidirectional: true };
+// AllenNLP's `gru` run on the padded batch (the same outputs, parameters and gradients; training
+// steps about 2x faster on CPUs: docs/BENCHMARKS.md, "Padded RNN encoders").
+local bigru = { type: 'padded_gru', hidden_size: gru, bidirectional: true };
 
 {
   data:: data,

@@ -1,4 +1,5 @@
-"""AllenNLP glue around the biLM: the ELMo token embedder, the ``Elmo`` module, the drop-in switch.
+"""AllenNLP glue around the biLM: the ELMo token embedder, the ``Elmo`` module, the drop-in switch;
+and the ``padded_lstm``/``padded_gru`` encoders the experiments' RNNs run on (padded_rnn.py).
 
 ``from elmo_tasks.modules import Elmo, batch_to_ids`` replaces ``from allennlp.modules.elmo import
 Elmo, batch_to_ids`` (the same character ids). Importing this package (our plugin does) reads
@@ -17,6 +18,7 @@ from elmo_tasks.modules.allennlp_compat import (
 from elmo_tasks.modules.elmo import Elmo
 from elmo_tasks.modules.elmo_at_output import ElmoAtOutput
 from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder, find_elmo_embedder
+from elmo_tasks.modules.padded_rnn import PaddedGruEncoder, PaddedLstmEncoder, PaddedRnnEncoder
 
 __all__ = [
     "ElmoTokenEmbedder",
@@ -29,6 +31,9 @@ __all__ = [
     "replace_allennlp_elmo",
     "restore_allennlp_elmo",
     "allennlp_elmo_replaced",
+    "PaddedRnnEncoder",
+    "PaddedLstmEncoder",
+    "PaddedGruEncoder",
 ]
 
 apply_environment_switch()

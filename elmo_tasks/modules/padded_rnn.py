@@ -120,17 +120,8 @@ class PaddedLstmEncoder(PaddedRnnEncoder):
         dropout: float = 0.0,
         bidirectional: bool = False,
     ) -> None:
-        super().__init__(
-            torch.nn.LSTM(
-                input_size=input_size,
-                hidden_size=hidden_size,
-                num_layers=num_layers,
-                bias=bias,
-                batch_first=True,
-                dropout=dropout,
-                bidirectional=bidirectional,
-            )
-        )
+        rnn = torch.nn.LSTM(input_size, hidden_size, num_layers, bias, True, dropout, bidirectional)  # batch first
+        super().__init__(rnn)
 
 
 @Seq2SeqEncoder.register("padded_gru")
@@ -146,14 +137,5 @@ class PaddedGruEncoder(PaddedRnnEncoder):
         dropout: float = 0.0,
         bidirectional: bool = False,
     ) -> None:
-        super().__init__(
-            torch.nn.GRU(
-                input_size=input_size,
-                hidden_size=hidden_size,
-                num_layers=num_layers,
-                bias=bias,
-                batch_first=True,
-                dropout=dropout,
-                bidirectional=bidirectional,
-            )
-        )
+        rnn = torch.nn.GRU(input_size, hidden_size, num_layers, bias, True, dropout, bidirectional)  # batch first
+        super().__init__(rnn)

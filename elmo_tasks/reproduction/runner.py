@@ -15,6 +15,7 @@ from elmo_tasks.reproduction.finetune import prepare_finetuned_bilm
 from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
 from elmo_tasks.reproduction.progress import Progress
 from elmo_tasks.reproduction.records import Record, build_record, save_record, save_run_record
+from elmo_tasks.reproduction.sitting_clock import seconds_spent, timed_sitting
 from elmo_tasks.reproduction.stopping_rule import StoppingRule, first_rule, open_for_more_epochs, raised_fields
 from elmo_tasks.reproduction.tasks import TASKS
 from elmo_tasks.reproduction.word_vectors import prepare_word_vectors
@@ -131,14 +132,15 @@ def _train(
     if step in STEP_MESSAGES:
         print(f"    {paths.run_dir}: {STEP_MESSAGES[step]}", flush=True)
     if step is Step.DONE:
-        return train, _train_seconds(paths.spent_file, None, restart=False)
+        return train, seconds_spent(paths.spent_file)
     train += step.flags
     if step is Step.EXTEND and old_rule is not None:
         open_for_more_epochs(paths.run_dir, settings, old_rule)
     paths.run_dir.parent.mkdir(parents=True, exist_ok=True)
     paths.settings_file.write_text(json.dumps(settings, indent=2))
-    seconds = run_allennlp(env, train, paths.beside(".train.log"), plan.args.in_process)
-    return train, _train_seconds(paths.spent_file, seconds, restart=step in (Step.RESTART, Step.TRAIN))
+    with timed_sitting(paths.spent_file, restart=step in (Step.RESTART, Step.TRAIN)):
+        run_allennlp(env, train, paths.beside(".train.log"), plan.args.in_process)
+    return train, seconds_spent(paths.spent_file)
 
 
 def _evaluate(plan: Plan, task: str, run_dir: Path, env: Dict[str, str]) -> Tuple[List[str], float]:
@@ -150,16 +152,6 @@ def _evaluate(plan: Plan, task: str, run_dir: Path, env: Dict[str, str]) -> Tupl
         seconds += run_allennlp(env, evaluate, run_dir / f"evaluate_{test_name}.log", plan.args.in_process)
         commands.append(shown(env, evaluate))
     return commands, seconds
-
-
-def _train_seconds(spent_file: Path, seconds: Optional[float], restart: bool) -> float:
-    """The wall time of every training invocation of one run, kept beside it, so that a run resumed after an
-    interruption records its whole training time and not only the last part; ``seconds`` adds one."""
-    spent = [] if restart or not spent_file.exists() else json.loads(spent_file.read_text())
-    if seconds is not None:
-        spent.append(round(seconds, 1))
-        spent_file.write_text(json.dumps(spent))
-    return sum(spent)
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ harness then retrains.
 import pytest
 
 from elmo_tasks.config_defaults import DEFAULTS
-from elmo_tasks.reproduction import configs
+from elmo_tasks.reproduction import configs, main
 from elmo_tasks.reproduction.cli import mark_outdated, parse_args
 from elmo_tasks.reproduction.decide import decide
 from elmo_tasks.reproduction.plan import Plan
@@ -84,3 +84,16 @@ def test_the_committed_mini_records_are_reused_not_retrained(asked, tmp_path, mo
         # The report marks a record † exactly where its run would not be reused.
         assert record["outdated"] == (not reused), job
     assert not any(tmp_path.iterdir())  # deciding wrote nothing
+
+
+def test_the_committed_report_is_the_report_of_the_committed_records(tmp_path, monkeypatch):
+    """docs/RESULTS.md is written by the harness from the records alone; a report left behind by a change to
+    the report's code or to the records (one written before the change and never regenerated) fails here.
+    Regenerate it with ``scripts/reproduce.py all --budget mini --report-only``."""
+    monkeypatch.setenv("ELMO_OPTIONS", DEFAULTS["ELMO_OPTIONS"])
+    monkeypatch.setenv("ELMO_WEIGHTS", DEFAULTS["ELMO_WEIGHTS"])
+    (tmp_path / "RESULTS_history.md").write_text("(the report links it when it is beside the report)\n")
+    report = tmp_path / "RESULTS.md"
+    asked = ["all", "--budget", "mini", "--report-only", "--records-dir", str(MINI_RECORDS), "--results", str(report)]
+    assert main([*asked, "--runs-dir", str(tmp_path / "runs")]) == 0
+    assert report.read_text() == (ROOT / "docs" / "RESULTS.md").read_text()

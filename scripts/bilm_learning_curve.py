@@ -9,6 +9,9 @@ run's ``metrics_epoch_<N>.json`` (each epoch's training tokens/s x its time, sum
 Results already in ``--output`` are reused, so the script can be re-run as the run goes on.
 A run that continues an earlier one gives ``--tokens-before`` (the tokens the earlier stages saw,
 added to this run's count) and ``--earlier`` (their curve files, drawn in the same plot).
+A run of ``scripts/train_bilm_full_softmax.py`` scores its held-out texts while it trains: give its
+``training_log.jsonl`` as ``--training-log`` (and its output folder as ``run_dir``) to take the
+curve from the log instead of scoring checkpoints.
 
     python scripts/bilm_learning_curve.py runs/bilm_v2 --states runs/bilm_v2_states \\
         --heldout wiki_99=$ELMO_TASKS_SHARED_DATA/lm/wikipedia/wiki_99.txt --heldout news300=runs/news300.txt \\
@@ -95,6 +98,24 @@ def perplexity(export_dir: str, text: str, threads: int) -> Dict[str, float]:
     return {"forward": float(fwd), "backward": float(bwd), "mean": float(mean), "tokens": int(tokens)}
 
 
+def curve_from_training_log(path: Path, tokens_before: int) -> List[Dict]:
+    """The evaluations a full-softmax run logged (step 0 is the starting biLM), as curve points."""
+    curve = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if "heldout" not in record:
+            continue
+        curve.append(
+            {
+                "checkpoint": f"step {record['step']}" + (" (final)" if record.get("final") else ""),
+                "perplexity": record["heldout"],
+                "tokens_seen_in_run": record.get("tokens", 0),
+                "tokens_seen": tokens_before + record.get("tokens", 0),
+            }
+        )
+    return curve
+
+
 def plot(
     curve: List[Dict], baselines: Dict[str, float], path: str, stage_starts: List[int], baseline_label: str
 ) -> None:
@@ -144,7 +165,18 @@ def main(argv=None) -> int:
     parser.add_argument("--plot")
     parser.add_argument("--tokens-before", type=int, default=0, help="tokens seen by the stages this run continues")
     parser.add_argument("--earlier", action="append", default=[], help="curve JSON of an earlier stage (repeatable)")
+    parser.add_argument("--training-log", help="training_log.jsonl of scripts/train_bilm_full_softmax.py")
     args = parser.parse_args(argv)
+    if args.training_log:
+        curve = curve_from_training_log(Path(args.training_log), args.tokens_before)
+        Path(args.output).write_text(json.dumps(curve, indent=2))
+        if args.plot:
+            earlier = [point for path in args.earlier for point in json.loads(Path(path).read_text())]
+            baselines = {k: float(v) for k, v in _pairs(args.baseline, "--baseline").items()}
+            stage_starts = [args.tokens_before] if args.earlier else []
+            plot(earlier + curve, baselines, args.plot, stage_starts, args.baseline_label)
+        print(f"bilm_learning_curve: {counted(len(curve), 'evaluation')} from {args.training_log} -> {args.output}")
+        return 0
 
     run_dir = Path(args.run_dir)
     heldout = _pairs(args.heldout, "--heldout")

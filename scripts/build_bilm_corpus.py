@@ -39,7 +39,7 @@ HELD_OUT = ("wikipedia/wiki_99.txt", "news/test_00.txt")
 DEFAULT_PARTS = ("news/training_0*.txt", "news/abc", "books", "wikipedia")
 
 
-def _tokenize_file(args: Tuple[str, int]) -> Tuple[str, List[str]]:
+def tokenize_file(args: Tuple[str, int]) -> Tuple[str, List[str]]:
     path, max_len = args
     from elmo_tasks.tasks.lm.reader import BilmRawTextReader
     from elmo_tasks.tasks.lm.text_source import LineStats
@@ -81,6 +81,13 @@ def main(argv=None) -> int:
         metavar="DOMAIN=K",
         help="write each sentence of DOMAIN (news, books or wikipedia) K times; the vocabulary is unchanged",
     )
+    parser.add_argument(
+        "--domains",
+        nargs="+",
+        choices=("news", "books", "wikipedia"),
+        help="only these domains' files (e.g. the news sentences alone, to read them more often in a run of "
+        "scripts/train_bilm_full_softmax.py); the vocabulary is then counted over them alone",
+    )
     args = parser.parse_args(argv)
     repeats = _parse_repeats(args.repeat)
 
@@ -92,6 +99,7 @@ def main(argv=None) -> int:
         f
         for f in expand_data_path(",".join(os.path.join(args.lm_dir, p) for p in DEFAULT_PARTS))
         if os.path.realpath(f) not in held_out
+        and (not args.domains or os.path.relpath(f, args.lm_dir).split(os.sep)[0] in args.domains)
     ]
     started = time.time()
     sentences: List[str] = []
@@ -100,7 +108,7 @@ def main(argv=None) -> int:
     per_domain_tokens: collections.Counter = collections.Counter()
     with Pool(args.workers) as pool:
         jobs = [(f, args.max_sentence_length) for f in files]
-        for done, (path, lines) in enumerate(pool.imap_unordered(_tokenize_file, jobs), start=1):
+        for done, (path, lines) in enumerate(pool.imap_unordered(tokenize_file, jobs), start=1):
             domain = os.path.relpath(path, args.lm_dir).split(os.sep)[0]
             per_domain[domain] += len(lines)
             per_domain_tokens[domain] += sum(line.count(" ") + 1 for line in lines)

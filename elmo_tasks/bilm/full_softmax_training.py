@@ -275,12 +275,10 @@ def train(
 
 def read_lines(path: str) -> List[str]:
     """Non-empty lines of a text file (``.xz`` files are decompressed)."""
-    if path.endswith(".xz"):
-        import lzma
+    import lzma
 
-        with lzma.open(path, "rt", encoding="utf-8") as handle:
-            return [line for line in handle.read().split("\n") if line.strip()]
-    with open(path, encoding="utf-8") as handle:
+    opener = lzma.open if path.endswith(".xz") else open
+    with opener(path, "rt", encoding="utf-8") as handle:
         return [line for line in handle.read().split("\n") if line.strip()]
 
 

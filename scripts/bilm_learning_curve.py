@@ -152,6 +152,13 @@ def plot(
     figure.savefig(path, dpi=110)
 
 
+def plot_after_earlier_stages(args: argparse.Namespace, curve: List[Dict], baselines: Dict[str, float]) -> None:
+    """Plot ``curve`` after the curves of ``--earlier`` stages, with the ``baselines`` lines."""
+    earlier = [point for path in args.earlier for point in json.loads(Path(path).read_text())]
+    stage_starts = [args.tokens_before] if args.earlier else []
+    plot(earlier + curve, baselines, args.plot, stage_starts, args.baseline_label)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir")
@@ -167,20 +174,17 @@ def main(argv=None) -> int:
     parser.add_argument("--earlier", action="append", default=[], help="curve JSON of an earlier stage (repeatable)")
     parser.add_argument("--training-log", help="training_log.jsonl of scripts/train_bilm_full_softmax.py")
     args = parser.parse_args(argv)
+    baselines = {k: float(v) for k, v in _pairs(args.baseline, "--baseline").items()}
     if args.training_log:
         curve = curve_from_training_log(Path(args.training_log), args.tokens_before)
         Path(args.output).write_text(json.dumps(curve, indent=2))
         if args.plot:
-            earlier = [point for path in args.earlier for point in json.loads(Path(path).read_text())]
-            baselines = {k: float(v) for k, v in _pairs(args.baseline, "--baseline").items()}
-            stage_starts = [args.tokens_before] if args.earlier else []
-            plot(earlier + curve, baselines, args.plot, stage_starts, args.baseline_label)
+            plot_after_earlier_stages(args, curve, baselines)
         print(f"bilm_learning_curve: {counted(len(curve), 'evaluation')} from {args.training_log} -> {args.output}")
         return 0
 
     run_dir = Path(args.run_dir)
     heldout = _pairs(args.heldout, "--heldout")
-    baselines = {k: float(v) for k, v in _pairs(args.baseline, "--baseline").items()}
     states = sorted(
         Path(args.states or run_dir).glob("model_state_e*.th"),
         key=lambda p: int(re.search(r"_e(\d+)", p.name).group(1)),
@@ -211,9 +215,7 @@ def main(argv=None) -> int:
         curve.append(point)
         Path(args.output).write_text(json.dumps(curve, indent=2))
     if args.plot and curve:
-        earlier = [point for path in args.earlier for point in json.loads(Path(path).read_text())]
-        stage_starts = [args.tokens_before] if args.earlier else []
-        plot(earlier + curve, baselines, args.plot, stage_starts, args.baseline_label)
+        plot_after_earlier_stages(args, curve, baselines)
     scored = f"{counted(len(curve), 'checkpoint')} scored on {counted(len(heldout), 'held-out text')}"
     print(f"bilm_learning_curve: {scored} -> {args.output}")
     return 0

@@ -39,6 +39,7 @@ from elmo_tasks.bilm.full_softmax_training import (  # noqa: E402
 )
 from elmo_tasks.bilm.model import BiLM  # noqa: E402
 from elmo_tasks.bilm.options import BilmOptions  # noqa: E402
+from elmo_tasks.bilm.softmax_file import SOFTMAX_FILE  # noqa: E402
 from elmo_tasks.bilm.weights import load_weights  # noqa: E402
 
 
@@ -78,7 +79,7 @@ def main(argv=None) -> int:
     options = BilmOptions.from_file(os.path.join(args.start, "options.json"))
     bilm = BiLM(options, dropout=args.dropout)
     load_weights(bilm, os.path.join(args.start, "weights.hdf5"))
-    softmax = Softmax.load(os.path.join(args.start, "softmax.npz"))
+    softmax = Softmax.load(os.path.join(args.start, SOFTMAX_FILE))
     bilm.to(device)
     softmax.weight.data = softmax.weight.data.to(device)
     softmax.bias.data = softmax.bias.data.to(device)

@@ -25,6 +25,7 @@ from torch.nn import functional as F
 from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN, add_sentence_boundaries, word_to_character_ids
 from elmo_tasks.bilm.errors import BilmError
 from elmo_tasks.bilm.model import BiLM
+from elmo_tasks.bilm.softmax_file import SOFTMAX_FILE, read_softmax, write_softmax
 from elmo_tasks.bilm.weights import export_bilm
 
 PADDING_TOKEN = "@@PADDING@@"
@@ -42,26 +43,16 @@ class Softmax:
     @classmethod
     def load(cls, path: str) -> "Softmax":
         """A ``softmax.npz`` as ``allennlp export-bilm`` writes it (row 0 padding, row 1 unknown)."""
-        with np.load(path) as data:
-            weight, bias, tokens = data["weight"], data["bias"], [str(t) for t in data["tokens"]]
+        weight, bias, tokens = read_softmax(path)
         if tokens[:2] != [PADDING_TOKEN, UNKNOWN_TOKEN] or BOS_TOKEN not in tokens or EOS_TOKEN not in tokens:
             raise BilmError(
                 f"{path}: expected rows {PADDING_TOKEN}, {UNKNOWN_TOKEN} first and rows for {BOS_TOKEN} and "
                 f"{EOS_TOKEN}; give the softmax.npz that `allennlp export-bilm` wrote for a language model"
             )
-        return cls(
-            torch.nn.Parameter(torch.from_numpy(weight.astype(np.float32))),
-            torch.nn.Parameter(torch.from_numpy(bias.astype(np.float32))),
-            tokens,
-        )
+        return cls(torch.nn.Parameter(weight), torch.nn.Parameter(bias), tokens)
 
     def save(self, path: str, dtype: str = "float32") -> None:
-        np.savez_compressed(
-            path,
-            weight=self.weight.detach().float().cpu().numpy().astype(dtype),
-            bias=self.bias.detach().float().cpu().numpy().astype(dtype),
-            tokens=np.array(self.tokens),
-        )
+        write_softmax(path, self.weight, self.bias, self.tokens, dtype)
 
 
 class SentenceEncoder:
@@ -205,7 +196,7 @@ class Schedule:
 def export(bilm: BiLM, softmax: Softmax, directory: str, dtype: str = "float16") -> None:
     """``options.json`` + ``weights.hdf5`` + ``softmax.npz``, as ``allennlp export-bilm`` writes them."""
     export_bilm(bilm, directory, dtype=dtype)
-    softmax.save(os.path.join(directory, "softmax.npz"), dtype=dtype)
+    softmax.save(os.path.join(directory, SOFTMAX_FILE), dtype=dtype)
 
 
 def train(

@@ -1,26 +1,25 @@
 """Starting a biLM from exported files, and writing them: options + hdf5 (+ softmax, vocabulary).
 
-The original format has no softmax; we add ``softmax.npz`` (weights, bias and the token of
-each row) and an AllenNLP ``vocabulary/`` folder beside it so a fine-tuning run can reuse the
-softmax, and so a vocabulary that does not match is caught with a clear message.
+The original format has no softmax; we add ``softmax.npz`` (``elmo_tasks.bilm.softmax_file``) and
+an AllenNLP ``vocabulary/`` folder beside it so a fine-tuning run can reuse the softmax, and so a
+vocabulary that does not match is caught with a clear message.
 """
 
 import logging
 import os
 from typing import List, Optional, Tuple
 
-import numpy as np
 import torch
 from allennlp.common.checks import ConfigurationError
 from allennlp.data import Vocabulary
 
 from elmo_tasks.bilm import BiLM, BilmOptions, export_bilm
 from elmo_tasks.bilm.references import resolve_bilm_file
+from elmo_tasks.bilm.softmax_file import SOFTMAX_FILE, read_softmax, write_softmax
 from elmo_tasks.tasks.lm.softmax import LmSoftmax
 
 logger = logging.getLogger(__name__)
 
-SOFTMAX_FILE = "softmax.npz"
 WEIGHTS_FILE = "weights.hdf5"
 VOCABULARY_DIR = "vocabulary"
 
@@ -55,8 +54,7 @@ def resolve_pretrained(path: str) -> Tuple[str, Optional[str]]:
 
 def load_softmax(path: str, our_tokens: List[str], dim: int) -> Tuple[torch.Tensor, torch.Tensor]:
     """The softmax in ``path``, after checking its rows are our vocabulary, in our order."""
-    with np.load(path) as data:
-        weight, bias, tokens = data["weight"], data["bias"], [str(t) for t in data["tokens"]]
+    weight, bias, tokens = read_softmax(path)
     if weight.shape[1] != dim:
         raise ConfigurationError(f"{path}: softmax width {weight.shape[1]} != projection_dim {dim}")
     if tokens != our_tokens:
@@ -72,7 +70,7 @@ def load_softmax(path: str, our_tokens: List[str], dim: int) -> Tuple[torch.Tens
             f"Reuse its vocabulary (`vocabulary: {{type: 'from_files', directory: '{folder}'}}`) or start "
             f"a fresh softmax by pointing pretrained_file at the {WEIGHTS_FILE} file itself."
         )
-    return torch.from_numpy(weight).float(), torch.from_numpy(bias).float()
+    return weight, bias
 
 
 def export_language_model(
@@ -88,13 +86,8 @@ def export_language_model(
     export_bilm(bilm, directory, dtype=dtype)
     if softmax is not None and vocab is not None:
         index_to_token = vocab.get_index_to_token_vocabulary(namespace)
-        tokens = np.array([index_to_token[i] for i in range(len(index_to_token))])
-        np.savez_compressed(  # the token column is mostly padding: compressed it is ~10x smaller
-            os.path.join(directory, SOFTMAX_FILE),
-            weight=softmax.weight.detach().float().cpu().numpy().astype(dtype),
-            bias=softmax.bias.detach().float().cpu().numpy().astype(dtype),
-            tokens=tokens,
-        )
+        tokens = [index_to_token[i] for i in range(len(index_to_token))]
+        write_softmax(os.path.join(directory, SOFTMAX_FILE), softmax.weight, softmax.bias, tokens, dtype)
         vocab.save_to_files(os.path.join(directory, VOCABULARY_DIR))
     logger.info("exported the biLM (%s) to %s", dtype, directory)
     return directory

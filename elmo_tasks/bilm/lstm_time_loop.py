@@ -195,7 +195,8 @@ class ProjectedLstmLoop(torch.autograd.Function):
         # running gradients of the state each row holds: a row that ends at step t starts with its final-state gradient
         grad_h = grad_final_h.clone()
         grad_c = grad_final_c.clone()
-        w_state_t = w_state.transpose(1, 2)
+        # a contiguous copy: BLAS multiplies by it about twice as fast as by the transposed view
+        w_state_t = w_state.transpose(1, 2).contiguous()
         w_projection_t = w_projection.transpose(1, 2)
         grad_outputs_per_step = grad_outputs.split(batch_sizes, dim=1)
         # every step writes its gate gradients straight into the packed result (no per-step copies)

@@ -163,11 +163,13 @@ SNLI = task_spec(
     # The training pairs sampled by premise; the full runs train on the same pairs: the 100% point.
     sample_efficiency=SampleEfficiency(full_runs_included=True),
     smoke=SMOKE_SAMPLED,
-    # a share's cap gives it about as many updates as 8 epochs of the full runs (~280 batches of 32 pairs)
+    # A share's cap and patience are the full runs' (20 and 3 epochs of ~280 batches) in updates: a share
+    # of the pairs makes an epoch that much shorter, and patience 3 of a 10% run's epochs (84 updates)
+    # stopped it on its starting plateau at chance, where epochs 0-2 are flat before it learns.
     mini=mini_budget(
         SNLI_MINI,
         sample_shares=(0.1, 0.3),
-        sample_overrides={0.1: {"trainer.num_epochs": 40}, 0.3: {"trainer.num_epochs": 20}},
+        sample_overrides={share: until_converged(round(20 / share), round(3 / share)) for share in (0.1, 0.3)},
     ),
     full=paper_budget(GLOVE_840B, {"trainer.num_epochs": 75}, sample_shares=(0.001, 0.01, 0.1)),
 )
@@ -189,13 +191,14 @@ SRL = task_spec(
     sample_efficiency=SampleEfficiency(env={"ELMO_TASKS_SRL_DATASET": "conll2005"}),
     smoke=SMOKE_SAMPLED,
     # CoNLL-2005 train has ~1,135 batches of 80 predicates: 10% is ~113 an epoch, 1% ~11 (each epoch also
-    # validates on all of devel). Patience 4 as the full runs; the caps leave room to converge (at caps of
-    # 8 and 30 epochs, the 10% runs' best epoch was their last).
+    # validates on all of devel). 10%: the full runs' patience 4 (at caps of 8 and 30 epochs its best epoch
+    # was the last). 1%: patience 20, as 4 epochs of 11 batches is 44 updates and the 1% curves have
+    # flat stretches of 4 epochs and swing by up to 9 points from one epoch to the next.
     mini=mini_budget(
         SRL_MINI,
         env={"ELMO_TASKS_SRL_DATASET": "conll2012"},
         sample_shares=(0.01, 0.1),
-        sample_overrides={0.01: {"trainer.num_epochs": 50}, 0.1: {"trainer.num_epochs": 30}},
+        sample_overrides={0.01: until_converged(150, 20), 0.1: {"trainer.num_epochs": 30}},
     ),
     full=paper_budget("glove.6B.100d.txt", {"trainer.num_epochs": 500, "trainer.patience": 200}),
 )

@@ -89,15 +89,23 @@ def test_every_task_has_its_notes_and_they_are_keyed_by_budgets():
     assert all(len(sha) == 16 for sha in shipped_bilm_names())
 
 
-def test_small_sample_shares_get_their_budgets_extra_epochs():
+def test_small_sample_shares_get_their_budgets_extra_epochs_and_patience():
     args, _ = parse_args(["srl", "snli", "--budget", "mini", "--sample-efficiency"])
     plan = Plan(args)
     srl, snli = plan.variants("srl"), plan.variants("snli")
-    assert plan.settings("srl", srl["baseline_sample0.01"], None)["overrides"]["trainer.num_epochs"] == 50
-    assert plan.settings("srl", srl["elmo_sample0.1"], None)["overrides"]["trainer.num_epochs"] == 30
+    one_percent = plan.settings("srl", srl["baseline_sample0.01"], None)["overrides"]
+    assert (one_percent["trainer.num_epochs"], one_percent["trainer.patience"]) == (150, 20)
+    ten_percent = plan.settings("srl", srl["elmo_sample0.1"], None)["overrides"]
+    assert (ten_percent["trainer.num_epochs"], ten_percent["trainer.patience"]) == (30, 4)  # the budget's patience
     assert plan.settings("srl", srl["elmo"], None)["overrides"]["trainer.num_epochs"] == 60  # the budget's own cap
+    full = plan.settings("snli", snli["elmo"], None)["overrides"]
     settings = plan.settings("snli", snli["elmo_sample0.1"], None)
-    assert settings["overrides"]["trainer.num_epochs"] == 40 and settings["train_share"] == 0.1
+    # a tenth of the pairs: ten times the full runs' epochs and patience, the same number of updates
+    assert (full["trainer.num_epochs"], full["trainer.patience"]) == (20, 3)
+    assert (settings["overrides"]["trainer.num_epochs"], settings["overrides"]["trainer.patience"]) == (200, 30)
+    assert settings["train_share"] == 0.1
+    three_tenths = plan.settings("snli", snli["baseline_sample0.3"], None)["overrides"]
+    assert (three_tenths["trainer.num_epochs"], three_tenths["trainer.patience"]) == (67, 10)
     assert settings["overrides"]["train_data_path"].endswith("snli_1.0_dev.jsonl.gz#train#sample=0.1")
 
 

@@ -150,6 +150,25 @@ SNLI_MINI = {
     "model.projection_feedforward.hidden_dims": 100,
     **until_converged(20, 3),
 }
+
+
+def snli_share_overrides(shares: Tuple[float, ...]) -> Dict[float, Overrides]:
+    """Each share's cap, patience and learning-rate halving in the full runs' updates, not epochs.
+
+    A share of the pairs makes an epoch that much shorter (the full runs: 20 epochs of ~280 batches,
+    patience 3, the rate halved after each epoch without a better validation accuracy). Counted in a
+    10% run's epochs, patience 3 stopped it on its starting plateau at chance, and halving the rate
+    after each flat epoch of 28 batches left it too small to ever leave that plateau.
+    """
+    return {
+        share: {
+            **until_converged(round(20 / share), round(3 / share)),
+            "trainer.learning_rate_scheduler.patience": round(1 / share) - 1,
+        }
+        for share in shares
+    }
+
+
 SNLI = task_spec(
     "snli",
     name="SNLI",
@@ -163,14 +182,7 @@ SNLI = task_spec(
     # The training pairs sampled by premise; the full runs train on the same pairs: the 100% point.
     sample_efficiency=SampleEfficiency(full_runs_included=True),
     smoke=SMOKE_SAMPLED,
-    # A share's cap and patience are the full runs' (20 and 3 epochs of ~280 batches) in updates: a share
-    # of the pairs makes an epoch that much shorter, and patience 3 of a 10% run's epochs (84 updates)
-    # stopped it on its starting plateau at chance, where epochs 0-2 are flat before it learns.
-    mini=mini_budget(
-        SNLI_MINI,
-        sample_shares=(0.1, 0.3),
-        sample_overrides={share: until_converged(round(20 / share), round(3 / share)) for share in (0.1, 0.3)},
-    ),
+    mini=mini_budget(SNLI_MINI, sample_shares=(0.1, 0.3), sample_overrides=snli_share_overrides((0.1, 0.3))),
     full=paper_budget(GLOVE_840B, {"trainer.num_epochs": 75}, sample_shares=(0.001, 0.01, 0.1)),
 )
 SRL_MINI = {

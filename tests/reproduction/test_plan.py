@@ -103,9 +103,13 @@ def test_small_sample_shares_get_their_budgets_extra_epochs_and_patience():
     # a tenth of the pairs: ten times the full runs' epochs and patience, the same number of updates
     assert (full["trainer.num_epochs"], full["trainer.patience"]) == (20, 3)
     assert (settings["overrides"]["trainer.num_epochs"], settings["overrides"]["trainer.patience"]) == (200, 30)
+    # the rate is halved after about one full epoch's updates without improvement, as in the full runs
+    assert settings["overrides"]["trainer.learning_rate_scheduler.patience"] == 9
+    assert "trainer.learning_rate_scheduler.patience" not in full
     assert settings["train_share"] == 0.1
     three_tenths = plan.settings("snli", snli["baseline_sample0.3"], None)["overrides"]
     assert (three_tenths["trainer.num_epochs"], three_tenths["trainer.patience"]) == (67, 10)
+    assert three_tenths["trainer.learning_rate_scheduler.patience"] == 2
     assert settings["overrides"]["train_data_path"].endswith("snli_1.0_dev.jsonl.gz#train#sample=0.1")
 
 

@@ -155,14 +155,16 @@ SNLI_MINI = {
 def snli_share_overrides(shares: Tuple[float, ...]) -> Dict[float, Overrides]:
     """Each share's cap, patience and learning-rate halving in the full runs' updates, not epochs.
 
-    A share of the pairs makes an epoch that much shorter (the full runs: 20 epochs of ~280 batches,
-    patience 3, the rate halved after each epoch without a better validation accuracy). Counted in a
+    A share of the pairs makes an epoch that much shorter (the full runs, ``SNLI_MINI``: 20 epochs of
+    ~280 batches, patience 3, the rate halved after each epoch without a better validation accuracy). Counted in a
     10% run's epochs, patience 3 stopped it on its starting plateau at chance, and halving the rate
     after each flat epoch of 28 batches left it too small to ever leave that plateau.
     """
     return {
         share: {
-            **until_converged(round(20 / share), round(3 / share)),
+            **until_converged(
+                round(SNLI_MINI["trainer.num_epochs"] / share), round(SNLI_MINI["trainer.patience"] / share)
+            ),
             "trainer.learning_rate_scheduler.patience": round(1 / share) - 1,
         }
         for share in shares

@@ -113,6 +113,16 @@ def test_small_sample_shares_get_their_budgets_extra_epochs_and_patience():
     assert settings["overrides"]["train_data_path"].endswith("snli_1.0_dev.jsonl.gz#train#sample=0.1")
 
 
+def test_the_paper_budgets_snli_shares_train_a_full_epochs_batches_per_epoch():
+    args, _ = parse_args(["snli", "--budget", "paper", "--sample-efficiency"])
+    plan = Plan(args)
+    variants = plan.variants("snli")
+    tiny = plan.settings("snli", variants["elmo_sample0.001"], None)["overrides"]
+    assert tiny["data_loader.batches_per_epoch"] == 17193  # 550,152 pairs in batches of 32
+    assert tiny["trainer.num_epochs"] == 75 and "trainer.patience" not in tiny  # the recipe's, counted in updates
+    assert "data_loader.batches_per_epoch" not in plan.settings("snli", variants["elmo"], None)["overrides"]
+
+
 def test_analysis_seeds_limits_only_the_analysis_variants():
     args, tasks = parse_args(["ner", "--budget", "mini", "--analyses", "--analysis-seeds", "1"])
     runs = Plan(args).jobs(tasks)

@@ -31,7 +31,10 @@ whose overrides a config file has since adopted), whose record is copied with ``
 it. Records that the current config files or shipped biLM would not reuse are marked † in the
 report. A run that was interrupted is resumed with
 ``allennlp train --recover``; a run that fails is reported and the others go on (exit status 1
-at the end). Progress (which run, how many are left, elapsed and estimated time) goes to stdout,
+at the end). Several processes may share a runs directory (one per core, each with
+OMP_NUM_THREADS=1): a run that another process is training fails at once with that process's id,
+and the word vectors or fine-tuned biLM that several runs read are built by the first process that
+needs them while the others wait. Progress (which run, how many are left, elapsed and estimated time) goes to stdout,
 and the last lines give each asked task's test metrics from the records, as the report's Table 1:
 ``ner smoke: baseline F1 5.00, ELMo F1 0.00 (test, 1 seed each)``.
 """

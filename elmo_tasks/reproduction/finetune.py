@@ -10,6 +10,7 @@ from typing import Any, Dict
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.commands import ALLENNLP, RunFailed, run_allennlp, shown
 from elmo_tasks.reproduction.decide import Step, training_step
+from elmo_tasks.reproduction.locks import build_lock
 from elmo_tasks.reproduction.plan import Plan
 from elmo_tasks.reproduction.tasks import TASKS
 
@@ -19,8 +20,14 @@ def prepare_finetuned_bilm(plan: Plan, task: str, recipe: Dict[str, Any], sha: s
     ``<runs-dir>/<task>/bilm_finetuned/run/elmo/``; an interrupted fine-tuning resumes. The texts are the
     sentences of the recipe's data paths, written by the module that the task's ``lm_text`` names (e.g.
     elmo_tasks/tasks/snli/lm_text.py); the start biLM's softmax and vocabulary are kept when its folder has
-    them (the shipped one does). Returns the fine-tuning command, for the records of the runs that read it."""
+    them (the shipped one does); while another process fine-tunes it, waits, then reuses it. Returns the
+    fine-tuning command, for the records of the runs that read it."""
     directory = plan.finetuned_bilm_dir(task)
+    with build_lock(directory / "build.lock", f"the fine-tuned biLM {directory}"):
+        return _fine_tune(plan, task, recipe, sha, directory)
+
+
+def _fine_tune(plan: Plan, task: str, recipe: Dict[str, Any], sha: str, directory: Path) -> str:
     run_dir, recipe_file, command_file = directory / "run", directory / "recipe.json", directory / "command.txt"
     wanted = {**recipe, "start_bilm_weights_sha256": sha}
     same = recipe_file.exists() and json.loads(recipe_file.read_text()) == wanted

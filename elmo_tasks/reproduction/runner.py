@@ -1,17 +1,17 @@
 """One run: reused, skipped, or trained (under a lock), evaluated on every test file and recorded."""
 
-import contextlib
 import datetime
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.commands import ALLENNLP, ROOT, RunFailed, git_commit, run_allennlp, shown
 from elmo_tasks.reproduction.decide import Decision, Reuse, Step, decide, reused_label, trained_as
 from elmo_tasks.reproduction.finetune import prepare_finetuned_bilm
+from elmo_tasks.reproduction.locks import run_lock
 from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
 from elmo_tasks.reproduction.progress import Progress
 from elmo_tasks.reproduction.records import Record, build_record, save_record, save_run_record
@@ -152,45 +152,3 @@ def _evaluate(plan: Plan, task: str, run_dir: Path, env: Dict[str, str]) -> Tupl
         seconds += run_allennlp(env, evaluate, run_dir / f"evaluate_{test_name}.log", plan.args.in_process)
         commands.append(shown(env, evaluate))
     return commands, seconds
-
-
-@contextlib.contextmanager
-def run_lock(lock: Path) -> Iterator[None]:
-    """Holds a run for this process, so that two reproduce.py processes never train one run directory at
-    once (the second would resume the first's checkpoints under it); a lock left by a dead process is taken
-    over, and the lock goes when the run is recorded or has failed."""
-    _claim(lock)
-    try:
-        yield
-    finally:
-        lock.unlink(missing_ok=True)
-
-
-def _claim(lock: Path) -> None:
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    while True:
-        try:
-            with open(lock, "x", encoding="utf-8") as handle:
-                handle.write(str(os.getpid()))
-            return
-        except FileExistsError:
-            try:
-                owner = int(lock.read_text(encoding="utf-8").strip() or 0)
-            except (OSError, ValueError):
-                owner = 0
-            if owner and owner != os.getpid() and _process_alive(owner):
-                raise RunFailed(
-                    f"process {owner} is training this run (lock file {lock}); run this command again when it has "
-                    "finished, and the finished run is reused"
-                ) from None
-            lock.unlink(missing_ok=True)
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, another user's
-        return True
-    return True

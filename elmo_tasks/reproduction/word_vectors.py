@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Tuple
 from elmo_tasks.config_search import dicts_with
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.commands import ROOT, RunFailed
+from elmo_tasks.reproduction.locks import build_lock
 from elmo_tasks.reproduction.specs import Overrides, WordVectorRecipe
 from elmo_tasks.reproduction.tasks import TASKS
 
@@ -68,7 +69,8 @@ def word_embedding_shape(task: str, data: str, overrides: str = "{}") -> Tuple[i
 
 def prepare_word_vectors(settings: Dict[str, Any]) -> Dict[str, Any]:
     """Builds the vectors that ``settings`` (from :func:`vectors_settings`) describe, or reuses them when
-    their record matches the corpus and options; returns what the runs' records keep about them."""
+    their record matches the corpus and options (or another process is building them: it waits, then reuses
+    them); returns what the runs' records keep about them."""
     from elmo_tasks.word_vectors import WordVectorOptions, WordVectorsError, build_word_vectors
 
     corpus, output = _absolute(settings["corpus"]), _absolute(settings["file"])
@@ -77,7 +79,8 @@ def prepare_word_vectors(settings: Dict[str, Any]) -> Dict[str, Any]:
     options = WordVectorOptions.from_dict(settings["options"])
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        built = build_word_vectors(corpus, output, options, report=_say)
+        with build_lock(output.with_name(f"{output.name}.lock"), f"the word vectors {settings['file']}"):
+            built = build_word_vectors(corpus, output, options, report=_say)
     except WordVectorsError as error:
         raise RunFailed(f"building the word vectors {output} failed: {error}") from error
     _say(f"{settings['file']}: {'reused' if built['reused'] else 'built'} ({built['vocabulary_size']} words)")

@@ -59,7 +59,17 @@ def _bilm(record: Record) -> str:
     if not elmo:
         return ""
     sha = record.get("bilm_weights_sha256")
-    return f"`{elmo.get('options_file', '?')}`" + (f" (weights sha256 `{sha}`)" if sha else "")
+    options = _from_runs_folder(elmo.get("options_file", "?"))
+    return f"`{options}`" + (f" (weights sha256 `{sha}`)" if sha else "")
+
+
+def _from_runs_folder(path: str) -> str:
+    """A biLM the harness made (a fine-tuned one) is recorded by its absolute path on the machine that trained
+    it; the report shows it from that checkout's ``runs/`` folder on, the same wherever it is regenerated."""
+    parts = Path(path).parts
+    if not Path(path).is_absolute() or "runs" not in parts:
+        return path
+    return Path(*parts[len(parts) - 1 - parts[::-1].index("runs") :]).as_posix()
 
 
 def _training_files(rows: List[Record]) -> str:

@@ -127,6 +127,21 @@ def test_task_sections_give_each_runs_best_epoch_and_count_runs_still_improving(
     assert "Runs still improving" not in note
 
 
+def test_a_task_section_shows_a_biLM_the_harness_made_from_its_runs_folder_on():
+    def elmo_run(k: int, options_file: str) -> dict:
+        embedders = {"elmo": {"options_file": options_file}}
+        config = {"model": {"text_field_embedder": {"token_embedders": embedders}}}
+        return {**_record("snli", "elmo", k, 60.0, 61.0), "config_resolved": config, "bilm_weights_sha256": "ab12"}
+
+    made = "/home/someone/elmo-tasks/runs/mini/snli/bilm_finetuned/run/elmo/options.json"
+    records = [elmo_run(0, made), elmo_run(1, "elmo_tasks:pretrained/bilm_small/options.json")]
+    line = next(line for line in task_section("snli", records, "records") if line.startswith("biLM: "))
+    assert line == (
+        "biLM: `elmo_tasks:pretrained/bilm_small/options.json` (weights sha256 `ab12`), "
+        "`runs/mini/snli/bilm_finetuned/run/elmo/options.json` (weights sha256 `ab12`)"
+    )
+
+
 def test_table_1_marks_results_any_of_whose_runs_was_still_improving():
     def run(variant: str, k: int, best_epoch: int) -> dict:
         return {**_record("ner", variant, k, 80.0 + k, 81.0), "best_epoch": best_epoch, "validation_curve": [1.0] * 4}

@@ -31,8 +31,6 @@ MINI_RECORDS = ROOT / "docs" / "results" / "records" / "mini"
 EDITED_SINCE_THEIR_RUNS = {
     "squad": "the GRUs became padded_gru (AllenNLP's gru on the padded batch: the same model up to float "
     "rounding, 2.2x faster epochs; docs/BENCHMARKS.md)",
-    "snli": "the sample-efficiency shares halve the learning rate after about a full epoch's updates without "
-    "improvement (trainer.learning_rate_scheduler.patience), not after each of their short epochs",
 }
 
 

@@ -45,7 +45,7 @@ import sys
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from elmo_tasks.reproduction import diagnose
-from elmo_tasks.reproduction.commands import RunFailed, env_paths_from_caller
+from elmo_tasks.reproduction.commands import RunFailed, env_paths_from_caller, say
 from elmo_tasks.reproduction.plan import Job, Plan
 from elmo_tasks.reproduction.progress import Progress
 from elmo_tasks.reproduction.records import Record, load_records
@@ -184,7 +184,7 @@ def run_jobs(plan: Plan, jobs: List[Job]) -> List[str]:
             progress.failed()
             name = TASKS[job.task].run_name(job.split, job.seed_index)
             failures.append(f"{job.task} {job.variant} {name}: {failure}")
-            print(f"    FAILED {failures[-1]}", flush=True)
+            say(f"FAILED {failures[-1]}")
     return failures
 
 

@@ -50,6 +50,11 @@ class RunFailed(Exception):
     its log is. The other runs go on."""
 
 
+def say(line: str) -> None:
+    """A progress line of one run, indented under the run's heading."""
+    print(f"    {line}", flush=True)
+
+
 def shown(env: Dict[str, str], command: List[str]) -> str:
     """The command as one shell line a reader can paste (run from the repo root)."""
     prefix = " ".join(f"{key}={value}" for key, value in env.items())
@@ -62,7 +67,7 @@ def run_allennlp(env: Dict[str, str], command: List[str], log: Path, in_process:
 
     ``in_process`` runs it inside this Python (the test suite's smoke runs: no interpreter start-up
     per command); otherwise it is a subprocess, so a crash or a leak stays in that run."""
-    print(f"    $ {shown(env, command)}", flush=True)
+    say(f"$ {shown(env, command)}")
     start = time.monotonic()
     if in_process:
         _run_in_process(env, command, log)

@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 from typing import Any, Dict
 
+from elmo_tasks.build_lock import build_lock
 from elmo_tasks.reproduction import configs
-from elmo_tasks.reproduction.commands import ALLENNLP, RunFailed, run_allennlp, shown
+from elmo_tasks.reproduction.commands import ALLENNLP, RunFailed, run_allennlp, say, shown
 from elmo_tasks.reproduction.decide import Step, training_step
-from elmo_tasks.reproduction.locks import build_lock
 from elmo_tasks.reproduction.plan import Plan
 from elmo_tasks.reproduction.tasks import TASKS
 
@@ -23,7 +23,7 @@ def prepare_finetuned_bilm(plan: Plan, task: str, recipe: Dict[str, Any], sha: s
     them (the shipped one does); while another process fine-tunes it, waits, then reuses it. Returns the
     fine-tuning command, for the records of the runs that read it."""
     directory = plan.finetuned_bilm_dir(task)
-    with build_lock(directory / "build.lock", f"the fine-tuned biLM {directory}"):
+    with build_lock(directory / "build.lock", f"the fine-tuned biLM {directory}", report=say):
         return _fine_tune(plan, task, recipe, sha, directory)
 
 
@@ -33,7 +33,7 @@ def _fine_tune(plan: Plan, task: str, recipe: Dict[str, Any], sha: str, director
     same = recipe_file.exists() and json.loads(recipe_file.read_text()) == wanted
     step = training_step(run_dir, same, finished=(run_dir / "elmo" / "weights.hdf5").exists())
     if step is Step.DONE:
-        print(f"    {directory}: fine-tuned biLM made already, reusing it", flush=True)
+        say(f"{directory}: fine-tuned biLM made already, reusing it")
         return command_file.read_text().strip()
     texts = _write_texts(task, recipe, directory)
     train = [
@@ -65,7 +65,7 @@ def _write_texts(task: str, recipe: Dict[str, Any], directory: Path) -> Dict[str
     for name, path in texts.items():
         counts = write_lm_text(recipe[name], path)
         described = ", ".join(f"{count} {what}" for what, count in counts.items())
-        print(f"    {path}: {described} of {recipe[name]}", flush=True)
+        say(f"{path}: {described} of {recipe[name]}")
     return texts
 
 

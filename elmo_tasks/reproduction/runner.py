@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.reproduction import configs
-from elmo_tasks.reproduction.commands import ALLENNLP, ROOT, RunFailed, git_commit, run_allennlp, shown
+from elmo_tasks.reproduction.commands import ALLENNLP, ROOT, RunFailed, git_commit, run_allennlp, say, shown
 from elmo_tasks.reproduction.decide import Decision, Reuse, Step, decide, reused_label, trained_as
 from elmo_tasks.reproduction.finetune import prepare_finetuned_bilm
 from elmo_tasks.reproduction.locks import run_lock
@@ -130,7 +130,7 @@ def _train(
     if settings["overrides"]:
         train += ["-o", json.dumps(settings["overrides"], sort_keys=True)]
     if step in STEP_MESSAGES:
-        print(f"    {paths.run_dir}: {STEP_MESSAGES[step]}", flush=True)
+        say(f"{paths.run_dir}: {STEP_MESSAGES[step]}")
     if step is Step.DONE:
         return train, seconds_spent(paths.spent_file)
     train += step.flags

@@ -17,8 +17,7 @@ from typing import Any, Dict, List, Tuple
 
 from elmo_tasks.config_search import dicts_with
 from elmo_tasks.reproduction import configs
-from elmo_tasks.reproduction.commands import ROOT, RunFailed
-from elmo_tasks.reproduction.locks import build_lock
+from elmo_tasks.reproduction.commands import ROOT, RunFailed, say
 from elmo_tasks.reproduction.specs import Overrides, WordVectorRecipe
 from elmo_tasks.reproduction.tasks import TASKS
 
@@ -79,21 +78,16 @@ def prepare_word_vectors(settings: Dict[str, Any]) -> Dict[str, Any]:
     options = WordVectorOptions.from_dict(settings["options"])
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with build_lock(output.with_name(f"{output.name}.lock"), f"the word vectors {settings['file']}"):
-            built = build_word_vectors(corpus, output, options, report=_say)
+        built = build_word_vectors(corpus, output, options, report=say)
     except WordVectorsError as error:
         raise RunFailed(f"building the word vectors {output} failed: {error}") from error
-    _say(f"{settings['file']}: {'reused' if built['reused'] else 'built'} ({built['vocabulary_size']} words)")
+    say(f"{settings['file']}: {'reused' if built['reused'] else 'built'} ({built['vocabulary_size']} words)")
     kept = ("corpus_sha256", "output_sha256", "vocabulary_size", "corpus_tokens", "training_seconds", "built_at")
     return {"command": options.command_line(settings["corpus"], settings["file"]), **{k: built[k] for k in kept}}
 
 
 def _absolute(path: str) -> Path:
     return Path(path) if Path(path).is_absolute() else ROOT / path
-
-
-def _say(line: str) -> None:
-    print(f"    {line}", flush=True)
 
 
 def describe(records: List[Dict[str, Any]]) -> str:

@@ -3,7 +3,8 @@
 :func:`build_word_vectors` is what ``allennlp build-word-vectors`` and the reproduction harness call.
 Nothing is lost on an interruption: the vectors are written beside the output under a hidden temporary
 name (``.OUTPUT.*.partial``) and renamed into place when complete, and the record, written last, is what
-makes a build reusable.
+makes a build reusable. Nothing is built twice at once: a second build of the same output waits for the
+first under a lock, then reuses its vectors.
 """
 
 import datetime
@@ -14,6 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
+from elmo_tasks.build_lock import build_lock
 from elmo_tasks.whole_file import WholeFile
 from elmo_tasks.word_vectors.corpus import check_corpus_path
 from elmo_tasks.word_vectors.errors import WordVectorsError
@@ -55,6 +57,20 @@ def build_word_vectors(
     report = report or logger.info
     check_corpus_path(corpus)
     _check_output_path(output, corpus)
+    with build_lock(lock_path(output), f"the word vectors {output}", report):
+        return _reuse_or_build(corpus, output, options, report, force)
+
+
+def lock_path(output: Path) -> Path:
+    """The lock (``.OUTPUT.lock`` beside it) under which one process at a time checks and builds ``output``:
+    a second ``build-word-vectors`` to the same file waits for the first, then reuses its vectors."""
+    final = Path(os.path.realpath(output))  # one lock for every path to the file, as WholeFile writes it
+    return final.with_name(f".{final.name}.lock")
+
+
+def _reuse_or_build(
+    corpus: Path, output: Path, options: WordVectorOptions, report: Callable[[str], None], force: bool
+) -> Dict[str, Any]:
     corpus_sha256 = file_sha256(corpus)
     if not force:
         record = read_record(output)

@@ -156,7 +156,8 @@ def test_an_interrupted_build_leaves_no_record_and_no_partial_file(tmp_path, mon
     monkeypatch.setattr(build_module, "write_glove_file", interrupted)
     with pytest.raises(KeyboardInterrupt):
         build_word_vectors(CORPUS, output, WordVectorOptions(dim=11, min_count=2, epochs=1))
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["vectors.txt"]  # the old vectors, no record
+    # the old vectors, no record, no partial file; the lock file stays, unlocked (see the test below)
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".vectors.txt.lock", "vectors.txt"]
 
 
 def test_the_vectors_learn_the_fixture_topics(tmp_path):
@@ -199,3 +200,26 @@ def test_paths_and_corpora_that_cannot_be_used(tmp_path):
     with pytest.raises(CorpusError, match=r"no word occurs at least 1000 times in its 3,271 tokens"):
         build_word_vectors(corpus, tmp_path / "v.txt", WordVectorOptions(dim=10, min_count=1000))
     assert not (tmp_path / "v.txt").exists()
+
+
+def test_a_second_build_of_one_output_waits_for_the_first_and_reuses_its_vectors(tmp_path):
+    """Two shells building the same vectors at once: the second does not train them again."""
+    output = tmp_path / "vectors.txt"
+    command = [sys.executable, "-m", "elmo_tasks.word_vectors", str(CORPUS), str(output)]
+    command += ["--dim", "10", "--min-count", "2", "--epochs", "3"]
+    with build_module.build_lock(build_module.lock_path(output), "the vectors"):  # this process builds first
+        second = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True)
+        assert second.stderr is not None
+        waiting = second.stderr.readline()
+        assert f"waiting for process {os.getpid()}, which is building the word vectors {output}" in waiting
+        assert not output.exists()
+        first = build_module._reuse_or_build(CORPUS, output, SMALL, print, force=False)
+        assert first["reused"] is False
+    rest = second.communicate(timeout=120)[1]
+    assert second.returncode == 0, rest
+    assert f"reusing {output}" in rest and "training" not in rest.lower()
+    assert read_record_json(output) == {key: value for key, value in first.items() if key != "reused"}
+
+
+def read_record_json(output):
+    return json.loads(record_path(output).read_text(encoding="utf-8"))

@@ -1,17 +1,17 @@
-"""Two reproduce.py processes side by side: a shared input is built once, the second process waiting for it."""
+"""Two processes that want one input (word vectors, a fine-tuned biLM): it is built once, the second waiting for it."""
 
 import subprocess
 import sys
 import textwrap
 
-from elmo_tasks.reproduction.locks import build_lock
+from elmo_tasks.build_lock import build_lock
 
 # Takes the lock, says so, builds for a while, and leaves its product behind.
 BUILDER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from elmo_tasks.reproduction.locks import build_lock
+    from elmo_tasks.build_lock import build_lock
     lock, product = Path(sys.argv[1]), Path(sys.argv[2])
     with build_lock(lock, "the vectors"):
         print("holding", flush=True)

@@ -17,8 +17,9 @@ import pytest
 from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.reproduction import configs, main
 from elmo_tasks.reproduction.cli import mark_outdated, parse_args
+from elmo_tasks.reproduction.configs import IDENTIFYING
 from elmo_tasks.reproduction.decide import Reuse, decide
-from elmo_tasks.reproduction.plan import Plan
+from elmo_tasks.reproduction.plan import Plan, from_root
 from elmo_tasks.reproduction.records import load_records
 from elmo_tasks.reproduction.stopping_rule import asked_rule, epochs_trained, raised_from
 from elmo_tasks.reproduction.tasks import TASKS
@@ -37,17 +38,19 @@ EDITED_SINCE_THEIR_RUNS = {
 def _reusable_today(record: dict, shipped_bilm: str, plan: Plan, settings: dict) -> bool:
     """Whether a record's run is the run the harness would train today: the same biLM, the same word vectors
     as the budget builds today, no epoch cap or patience raised that would not have stopped it where it
-    stopped, no file of the runs dir in its environment (the fine-tuned biLM lies in the runs dir of
-    the checkout that made it), and the config of today where its task's config was edited on purpose."""
+    stopped, no biLM outside this invocation's runs dir (a fine-tuned biLM lies in the runs dir of the
+    invocation that made it), and the config of today where its task's config was edited on purpose."""
     same_bilm = record.get("bilm_weights_sha256") in (None, shipped_bilm)
     same_vectors = record.get("word_vectors") == plan.word_vectors(record["task"])
     old_rule = raised_from(record, settings)
     stopped_before_a_raised_rule = old_rule is not None and not old_rule.makes_the_same_stop(
         asked_rule(settings), epochs_trained(record)
     )
-    runs_dir_file = any("/runs/" in value for value in record["env"].values())
+    # A biLM other than the shipped one is a fine-tuned biLM, in the runs dir of the invocation that made it.
+    runs_dir = f"{from_root(plan.runs_dir)}/"
+    bilm_elsewhere = any(not record["env"][name].startswith(runs_dir) for name in IDENTIFYING if name in record["env"])
     edited_config = record["task"] in EDITED_SINCE_THEIR_RUNS and record["config_sha256"] != settings["config_sha256"]
-    return same_bilm and same_vectors and not stopped_before_a_raised_rule and not runs_dir_file and not edited_config
+    return same_bilm and same_vectors and not stopped_before_a_raised_rule and not bilm_elsewhere and not edited_config
 
 
 @pytest.mark.parametrize(
@@ -100,6 +103,8 @@ def test_the_committed_report_is_the_report_of_the_committed_records(tmp_path, m
     monkeypatch.setenv("ELMO_WEIGHTS", DEFAULTS["ELMO_WEIGHTS"])
     (tmp_path / "RESULTS_history.md").write_text("(the report links it when it is beside the report)\n")
     report = tmp_path / "RESULTS.md"
+    # The default runs dir, as the documented command has it: whether a record that names a file of the runs
+    # dir (a fine-tuned biLM) is current depends on that dir, and --report-only reads nothing from it.
     asked = ["all", "--budget", "mini", "--report-only", "--records-dir", str(MINI_RECORDS), "--results", str(report)]
-    assert main([*asked, "--runs-dir", str(tmp_path / "runs")]) == 0
+    assert main(asked) == 0
     assert report.read_text() == (ROOT / "docs" / "RESULTS.md").read_text()

@@ -106,28 +106,45 @@ def validation_curves_figure(
     return _saved(plt, figure, path)
 
 
+def _mean_per_share(values: Sequence[Tuple[float, float]]) -> Tuple[List[float], List[float]]:
+    """The shares in percent, ascending, and the mean metric over the runs of each."""
+    by_fraction: Dict[float, List[float]] = defaultdict(list)
+    for fraction, value in values:
+        by_fraction[fraction].append(value)
+    fractions = sorted(by_fraction)
+    return [100 * x for x in fractions], [sum(by_fraction[x]) / len(by_fraction[x]) for x in fractions]
+
+
 def sample_efficiency_figure(
-    points: Dict[str, List[Tuple[float, float]]], task: str, metric: str, path: Path
+    points: Dict[str, List[Tuple[float, float]]],
+    task: str,
+    metric: str,
+    path: Path,
+    outdated: Optional[Dict[str, List[Tuple[float, float]]]] = None,
 ) -> Optional[Path]:
-    """``points``: variant -> [(fraction of training data, test metric)] (one point per seed)."""
-    if not any(points.values()):
+    """``points``: variant -> [(fraction of training data, test metric)] (one point per seed), joined by a
+    line; ``outdated``: the same for runs of an earlier config or biLM, drawn as hollow markers that no
+    line joins, since a curve through two configs would describe neither."""
+    outdated = outdated or {}
+    if not any(points.values()) and not any(outdated.values()):
         return None
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(4.5, 3.2))
-    for variant, values in sorted(points.items()):
-        by_fraction: Dict[float, List[float]] = defaultdict(list)
-        for fraction, value in values:
-            by_fraction[fraction].append(value)
-        xs = sorted(by_fraction)
-        axes.plot(
-            [100 * x for x in xs], [sum(by_fraction[x]) / len(by_fraction[x]) for x in xs], marker="o", label=variant
-        )
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for index, variant in enumerate(sorted(set(points) | set(outdated))):
+        colour = colours[index % len(colours)]
+        if points.get(variant):
+            axes.plot(*_mean_per_share(points[variant]), marker="o", color=colour, label=variant)
+        if outdated.get(variant):
+            xs, ys = _mean_per_share(outdated[variant])
+            label = f"{variant} (earlier config or biLM)"
+            axes.plot(xs, ys, linestyle="none", marker="o", markerfacecolor="none", color=colour, label=label)
     axes.set_xscale("log")
-    shares = sorted({100 * x for values in points.values() for x, _ in values})
+    shares = sorted({100 * x for found in (points, outdated) for values in found.values() for x, _ in values})
     axes.set_xticks(shares, [f"{share:g}%" for share in shares])  # the measured shares, not powers of ten
     axes.minorticks_off()
     axes.set_xlabel("share of the training set")
     axes.set_ylabel(f"test {metric}")
     axes.set_title(task, fontsize=9)
-    axes.legend(fontsize=8)
+    axes.legend(fontsize=7)
     return _saved(plt, figure, path)

@@ -75,9 +75,8 @@ def what_the_numbers_mean(records: List[Record], budget: Optional[str]) -> List[
 def _data_curve(records: List[Record], task: str) -> str:
     """The baseline's and ELMo's mean test metric per share of the training data, from the task's current
     sample-efficiency runs (not those of an earlier config): how far more data of the same kind would go."""
-    current = [record for record in records if not record.get("outdated")]
     curves = []
-    for kind, points in sorted(sample_efficiency_points(current, task).items()):
+    for kind, points in sorted(sample_efficiency_points(records, task, outdated=False).items()):
         shares = sorted({share for share, _ in points})
         if len(shares) < 2:
             continue

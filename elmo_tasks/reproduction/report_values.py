@@ -156,9 +156,18 @@ def sample_efficiency_runs(records: List[Record], task: str) -> Dict[str, Dict[f
     return {kind: dict(by_share) for kind, by_share in found.items()}
 
 
-def sample_efficiency_points(records: List[Record], task: str) -> Dict[str, List[Tuple[float, float]]]:
-    """``{"baseline"|"elmo": [(share of the training set, test metric)]}``, one point per run."""
-    return {
-        kind: [(share, run["value"]) for share, runs in by_share.items() for run in runs]
+def sample_efficiency_points(
+    records: List[Record], task: str, outdated: Optional[bool] = None
+) -> Dict[str, List[Tuple[float, float]]]:
+    """``{"baseline"|"elmo": [(share of the training set, test metric)]}``, one point per run; with
+    ``outdated``, only the runs that are (True) or are not (False) of an earlier config or biLM."""
+    points = {
+        kind: [
+            (share, run["value"])
+            for share, runs in by_share.items()
+            for run in runs
+            if outdated is None or bool(run.get("outdated")) == outdated
+        ]
         for kind, by_share in sample_efficiency_runs(records, task).items()
     }
+    return {kind: found for kind, found in points.items() if found}

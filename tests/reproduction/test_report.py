@@ -1,6 +1,7 @@
 """The report from hand-made records: Table 1, the analyses, notes per budget, task sections, the
 cross-validation and the console's metrics lines, with the numbers worked out by hand."""
 
+from elmo_tasks.reproduction import plots
 from elmo_tasks.reproduction.cli import current_where_rerun
 from elmo_tasks.reproduction.notes import task_notes
 from elmo_tasks.reproduction.report_sections import FIXTURES_NOTE, task_section
@@ -14,7 +15,7 @@ from elmo_tasks.reproduction.report_tables import (
     sample_efficiency_table,
     table_1,
 )
-from elmo_tasks.reproduction.report_values import metrics_line
+from elmo_tasks.reproduction.report_values import metrics_line, sample_efficiency_points
 from elmo_tasks.reproduction.tasks import PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
 
 
@@ -290,3 +291,35 @@ def test_the_sample_efficiency_table_marks_shares_still_improving_or_of_an_earli
     assert "| 100% | 60.00 | 63.00 | 1 / 1 |" in lines
     assert IMPROVING_NOTE in lines and OUTDATED_NOTE in lines
     assert IMPROVING_NOTE not in sample_efficiency_table("snli", records[:2] + records[3:4])
+
+
+def test_the_sample_efficiency_plot_joins_only_the_current_runs(tmp_path, monkeypatch):
+    def run(variant: str, k: int, value: float, share: float, **extra: object) -> dict:
+        return {**_record("srl", variant, k, value, 0.0), "train_fraction": share, **extra}
+
+    records = [
+        run("baseline_sample0.01", 0, 48.0, 0.01),
+        run("baseline_sample0.01", 1, 50.0, 0.01),
+        run("baseline_sample0.1", 0, 24.0, 0.1, outdated=True),  # an earlier config's: no line to it
+        run("elmo_sample0.01", 0, 58.0, 0.01),
+        run("elmo_sample0.1", 0, 61.0, 0.1),
+    ]
+    assert sample_efficiency_points(records, "srl", outdated=True) == {"baseline": [(0.1, 24.0)]}
+    drawn = {}
+
+    def keep(plt, figure, path):
+        drawn["lines"] = [
+            (line.get_label(), line.get_linestyle(), list(line.get_xdata()), list(line.get_ydata()))
+            for line in figure.axes[0].get_lines()
+        ]
+        plt.close(figure)
+        return path
+
+    monkeypatch.setattr(plots, "_saved", keep)
+    current, earlier = (sample_efficiency_points(records, "srl", outdated=flag) for flag in (False, True))
+    plots.sample_efficiency_figure(current, "SRL", "F1", tmp_path / "srl.png", earlier)
+    assert drawn["lines"] == [
+        ("baseline", "-", [1.0], [49.0]),  # the mean of the two current seeds, alone on its line
+        ("baseline (earlier config or biLM)", "None", [10.0], [24.0]),
+        ("elmo", "-", [1.0, 10.0], [58.0, 61.0]),
+    ]

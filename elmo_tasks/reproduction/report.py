@@ -31,7 +31,8 @@ PLOTS_CAPTION = (
     "Layer weights: the softmax-normalised ELMo mixing weights learned at the input (and output) of each "
     "task model, mean over seeds (the paper's Figure 2). Validation curves: the validation metric per "
     "epoch, mean over seeds. Sample efficiency: test metric against the share of the training data "
-    "(the paper's Figure 1)."
+    "(the paper's Figure 1), mean over seeds; a line joins the current runs, and hollow markers are runs of "
+    "an earlier config or biLM (the tables' †)."
 )
 
 

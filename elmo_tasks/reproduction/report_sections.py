@@ -164,8 +164,8 @@ def plots(records: List[Record], directory: Path, prefix: str) -> List[Path]:
         validation_curves_figure(curves, metrics, directory / f"{prefix}_validation_curves.png"),
     ]
     for task, spec in TASKS.items():
-        if sample_efficiency_points(records, task):
+        current, earlier = (sample_efficiency_points(records, task, outdated=flag) for flag in (False, True))
+        if current or earlier:
             path = directory / f"{prefix}_sample_efficiency_{spec.name}.png"
-            current, earlier = (sample_efficiency_points(records, task, outdated=flag) for flag in (False, True))
             made.append(sample_efficiency_figure(current, spec.name, spec.metric_name, path, earlier))
     return [path for path in made if path is not None]

@@ -83,4 +83,8 @@ def _data_curve(records: List[Record], task: str) -> str:
         means = [statistics.mean(value for s, value in points if s == share) for share in shares]
         steps = ", ".join(f"{mean:.1f} at {share:.0%}" for share, mean in zip(shares, means))
         curves.append(f"{'ELMo' if kind == 'elmo' else 'baseline'} {steps}")
-    return f"Measured (sample-efficiency runs, test): {'; '.join(curves)} of the training data." if curves else ""
+    if not curves:
+        return ""
+    # SRL's sample-efficiency runs train and test on CoNLL-2005, not Table 1's data: the text names the data.
+    data = task_notes(task).sample_efficiency_data
+    return f"Measured by the sample-efficiency runs ({data}), test metric: {'; '.join(curves)} of the training data."

@@ -12,6 +12,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from elmo_tasks.reproduction.report_values import mean_per_share
+
 MIX_KEY = re.compile(r"scalar_mix_(\d+)\.scalar_parameters\.(\d+)$")
 
 
@@ -106,13 +108,10 @@ def validation_curves_figure(
     return _saved(plt, figure, path)
 
 
-def _mean_per_share(values: Sequence[Tuple[float, float]]) -> Tuple[List[float], List[float]]:
+def _percent_and_mean(values: List[Tuple[float, float]]) -> Tuple[List[float], List[float]]:
     """The shares in percent, ascending, and the mean metric over the runs of each."""
-    by_fraction: Dict[float, List[float]] = defaultdict(list)
-    for fraction, value in values:
-        by_fraction[fraction].append(value)
-    fractions = sorted(by_fraction)
-    return [100 * x for x in fractions], [sum(by_fraction[x]) / len(by_fraction[x]) for x in fractions]
+    means = mean_per_share(values)
+    return [100 * share for share in means], list(means.values())
 
 
 def sample_efficiency_figure(
@@ -134,10 +133,10 @@ def sample_efficiency_figure(
     for index, variant in enumerate(sorted(set(points) | set(outdated))):
         colour = colours[index % len(colours)]
         if points.get(variant):
-            axes.plot(*_mean_per_share(points[variant]), marker="o", color=colour, label=variant)
+            axes.plot(*_percent_and_mean(points[variant]), marker="o", color=colour, label=variant)
         if outdated.get(variant):
-            xs, ys = _mean_per_share(outdated[variant])
             label = f"{variant} (earlier config or biLM)"
+            xs, ys = _percent_and_mean(outdated[variant])
             axes.plot(xs, ys, linestyle="none", marker="o", markerfacecolor="none", color=colour, label=label)
     axes.set_xscale("log")
     shares = sorted({100 * x for found in (points, outdated) for values in found.values() for x, _ in values})

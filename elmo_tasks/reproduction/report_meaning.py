@@ -13,6 +13,7 @@ from elmo_tasks.reproduction.report_values import (
     OUTDATED_MARK,
     error_reduction,
     marked,
+    mean_per_share,
     sample_efficiency_points,
     table_1_values,
 )
@@ -77,11 +78,10 @@ def _data_curve(records: List[Record], task: str) -> str:
     sample-efficiency runs (not those of an earlier config): how far more data of the same kind would go."""
     curves = []
     for kind, points in sorted(sample_efficiency_points(records, task, outdated=False).items()):
-        shares = sorted({share for share, _ in points})
-        if len(shares) < 2:
+        means = mean_per_share(points)
+        if len(means) < 2:
             continue
-        means = [statistics.mean(value for s, value in points if s == share) for share in shares]
-        steps = ", ".join(f"{mean:.1f} at {share:.0%}" for share, mean in zip(shares, means))
+        steps = ", ".join(f"{mean:.1f} at {share:.0%}" for share, mean in means.items())
         curves.append(f"{'ELMo' if kind == 'elmo' else 'baseline'} {steps}")
     if not curves:
         return ""

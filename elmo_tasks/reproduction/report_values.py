@@ -156,6 +156,15 @@ def sample_efficiency_runs(records: List[Record], task: str) -> Dict[str, Dict[f
     return {kind: dict(by_share) for kind, by_share in found.items()}
 
 
+def mean_per_share(points: List[Tuple[float, float]]) -> Dict[float, float]:
+    """Each share of the training set in ``points`` (ascending) with the mean metric of its runs: what the
+    sample-efficiency plot draws and the report's data curve states."""
+    by_share: Dict[float, List[float]] = defaultdict(list)
+    for share, value in points:
+        by_share[share].append(value)
+    return {share: statistics.mean(by_share[share]) for share in sorted(by_share)}
+
+
 def sample_efficiency_points(
     records: List[Record], task: str, outdated: Optional[bool] = None
 ) -> Dict[str, List[Tuple[float, float]]]:

@@ -10,10 +10,23 @@ its first multi-threaded operation (GNU OpenMP keeps the parent's thread team), 
 one thread never uses that team. At most
 ``in_flight_per_worker`` batches per worker are queued or waiting to be collected, so memory
 stays bounded however long the input.
+
+Signals: a forked worker would inherit the parent's Python signal handlers, and ``allennlp``'s
+entry point turns SIGTERM into an exception (``SigTermReceived``). ``Pool.terminate()`` stops
+workers with SIGTERM, so such a worker raised inside the pool's own queue code instead of dying,
+and could die holding the queue's lock while its sibling waited for that lock forever: the
+``elmo-embed`` hang of issue 54. So the workers get the default SIGTERM (die at once) and ignore
+SIGINT (Ctrl-C reaches the whole process group; the parent alone decides, and stops them). Both
+signals are blocked in the parent while the workers are forked, so none lands between the fork
+and the worker's own handlers; a signal that arrives meanwhile is delivered to the parent right
+after. A run that ends normally closes the pool and joins its workers; only an exception (a
+worker's error, Ctrl-C, SIGTERM, a consumer that stops early) terminates them.
 """
 
 import multiprocessing
+import signal
 from collections import deque
+from contextlib import contextmanager
 from typing import Any, Callable, Deque, Iterable, Iterator, Optional, TypeVar
 
 Item = TypeVar("Item")
@@ -27,10 +40,26 @@ def forking_available() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
+_STOPPING_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
 def _start_worker() -> None:
     import torch
 
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING_SIGNALS)
     torch.set_num_threads(1)
+
+
+@contextmanager
+def _stopping_signals_blocked() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back from this thread (and the threads and processes it starts) for a while."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _run_batch(item: Any) -> Any:
@@ -55,7 +84,10 @@ def ordered_map(
     global _batch_function
     _batch_function = function  # the forked workers inherit it
     try:
-        with multiprocessing.get_context("fork").Pool(workers, initializer=_start_worker) as pool:
+        with _stopping_signals_blocked():
+            pool = multiprocessing.get_context("fork").Pool(workers, initializer=_start_worker)
+        finished = False
+        try:
             pending: Deque[Any] = deque()
             for item in items:
                 pending.append(pool.apply_async(_run_batch, (item,)))
@@ -63,5 +95,12 @@ def ordered_map(
                     yield pending.popleft().get()
             while pending:
                 yield pending.popleft().get()
+            finished = True
+        finally:
+            if finished:
+                pool.close()
+            else:
+                pool.terminate()
+            pool.join()
     finally:
         _batch_function = None

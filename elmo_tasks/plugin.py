@@ -11,9 +11,11 @@ on shared cores.
 
 import elmo_tasks.warnings_filter  # noqa: F401  (first: silences dependency FutureWarnings users cannot act on)
 from elmo_tasks.config_defaults import apply_defaults
+from elmo_tasks.safe_archives import install_safe_extraction
 from elmo_tasks.threads import apply_thread_policy
 
 apply_defaults()
 apply_thread_policy()
+install_safe_extraction()  # AllenNLP extracts model archives unchecked (docs/ARCHIVE_SAFETY.md)
 
 from elmo_tasks import commands, modules, tasks, tokenization, training  # noqa: E402,F401  (registration is the point)

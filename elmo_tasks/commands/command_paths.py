@@ -3,8 +3,10 @@
 Archives: an archive's ``config.json`` says which model it holds, so the check reads only that
 file (from the ``model.tar.gz`` or the serialization folder) before the model is loaded. Each of
 our models names its predictor (``default_predictor``), which says the task and so the command
-that fits. Outputs: a file path that is a folder, or a folder path under a file, is refused
-before the command computes anything.
+that fits. An archive with a member that would be extracted outside its folder (or is a device)
+is refused here too, before AllenNLP extracts it (:mod:`elmo_tasks.safe_archives`). Outputs: a
+file path that is a folder, or a folder path under a file, is refused before the command computes
+anything.
 """
 
 import json
@@ -14,6 +16,8 @@ from typing import Dict, Optional
 
 from allennlp.common.checks import ConfigurationError
 from allennlp.models import Model
+
+from elmo_tasks.safe_archives import UnsafeArchiveError, refuse_unsafe_members
 
 ARCHIVE_EXPECTED = "a model.tar.gz written by `allennlp train` (or its serialization folder)"
 
@@ -44,10 +48,13 @@ def archive_model_type(archive_file: str) -> Optional[str]:
                 config = json.load(handle)
         else:
             with tarfile.open(archive_file) as archive:
+                refuse_unsafe_members(archive, archive_file)  # reads the member list, as extractfile would
                 member = archive.extractfile("config.json")
                 if member is None:
                     raise KeyError("config.json")
                 config = json.load(member)
+    except UnsafeArchiveError as error:
+        raise CommandPathError(str(error)) from None
     except (tarfile.TarError, KeyError, OSError, ValueError):  # ValueError: JSON or UTF-8
         kind = "folder" if os.path.isdir(archive_file) else "file"
         raise CommandPathError(

@@ -41,10 +41,15 @@ class ElmoCrfTagger(Model):
     feedforward without ``input_dim``: they are the embedder's and the encoder's output widths,
     which depend on the biLM's options file when ELMo is used.
 
-    Outputs: ``logits``, ``mask`` and ``tags`` (the Viterbi path of each sentence, tag ids; tag
-    strings after ``make_output_human_readable``). The loss is the CRF negative log-likelihood
-    averaged over the sentences of the batch (so the regularizer's lambda does not depend on the
-    batch size).
+    decode_during_training : Viterbi-decode the training batches too, for the span F1 on the training
+        data. Off by default: the loss does not need the paths, and decoding each sentence in
+        Python took about a sixth of a training run (docs/BENCHMARKS.md). Validation, evaluation
+        and prediction (the model in eval mode) always decode.
+
+    Outputs: ``logits``, ``mask`` and, whenever decoded, ``tags`` (the Viterbi path of each
+    sentence, tag ids; tag strings after ``make_output_human_readable``). The loss is the CRF
+    negative log-likelihood averaged over the sentences of the batch (so the regularizer's lambda
+    does not depend on the batch size).
     """
 
     def __init__(
@@ -57,6 +62,7 @@ class ElmoCrfTagger(Model):
         dropout: float = 0.5,
         feedforward: Optional[FeedForward] = None,
         include_start_end_transitions: bool = True,
+        decode_during_training: bool = False,
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs: Any,
     ) -> None:
@@ -77,6 +83,7 @@ class ElmoCrfTagger(Model):
             )
         self.label_namespace = label_namespace
         self.label_encoding = label_encoding
+        self.decode_during_training = decode_during_training
         self.text_field_embedder = text_field_embedder
         self.encoder = encoder
         self.dropout = torch.nn.Dropout(dropout)
@@ -112,6 +119,7 @@ class ElmoCrfTagger(Model):
         dropout: float = 0.5,
         feedforward: Optional[Lazy[FeedForward]] = None,
         include_start_end_transitions: bool = True,
+        decode_during_training: bool = False,
         initializer: InitializerApplicator = InitializerApplicator(),
         regularizer: Optional[RegularizerApplicator] = None,
     ) -> "ElmoCrfTagger":
@@ -130,6 +138,7 @@ class ElmoCrfTagger(Model):
             dropout=dropout,
             feedforward=built_feedforward,
             include_start_end_transitions=include_start_end_transitions,
+            decode_during_training=decode_during_training,
             initializer=initializer,
             regularizer=regularizer,
         )
@@ -151,18 +160,25 @@ class ElmoCrfTagger(Model):
         if self.feedforward is not None:
             encoded = self.feedforward(encoded)
         logits = self.tag_projection(encoded)
-        best_paths = [path for path, _score in self.crf.viterbi_tags(logits, mask)]
-        output: Dict[str, Any] = {"logits": logits, "mask": mask, "tags": best_paths}
+        output: Dict[str, Any] = {"logits": logits, "mask": mask}
         if tags is not None:
             output["loss"] = -self.crf(logits, tags, mask) / logits.size(0)
-            # The metric takes scores; a one-hot of the Viterbi path makes its argmax that path.
-            decoded = torch.zeros_like(logits)
-            for row, path in enumerate(best_paths):
-                decoded[row, torch.arange(len(path)), torch.tensor(path, dtype=torch.long)] = 1.0
-            self.span_f1(decoded, tags, mask)
+        if not self.training or self.decode_during_training:
+            best_paths: List[List[int]] = [path for path, _score in self.crf.viterbi_tags(logits, mask)]  # type: ignore[misc]  # why: without top_k each item is (path, score)
+            output["tags"] = best_paths
+            if tags is not None:
+                self.span_f1(self._one_hot_paths(logits, best_paths), tags, mask)
         if metadata is not None:
             output["words"] = [item["words"] for item in metadata]
         return output
+
+    @staticmethod
+    def _one_hot_paths(logits: torch.Tensor, paths: List[List[int]]) -> torch.Tensor:
+        """The span metric takes scores; a one-hot of each Viterbi path makes its argmax that path."""
+        decoded = torch.zeros_like(logits)
+        for row, path in enumerate(paths):
+            decoded[row, torch.arange(len(path)), torch.tensor(path, dtype=torch.long)] = 1.0
+        return decoded
 
     def make_output_human_readable(self, output_dict: Dict[str, Any]) -> Dict[str, Any]:
         """Tag ids to strings in ``tags``; for BIOUL models also CoNLL's IOB1 (``iob1_tags``) and
@@ -184,5 +200,8 @@ class ElmoCrfTagger(Model):
         return output_dict
 
     def get_metrics(self, reset: bool = False) -> Dict[str, float]:
-        """Span precision/recall/F1 per type and ``*-overall`` (conlleval's numbers, as fractions)."""
+        """Span precision/recall/F1 per type and ``*-overall`` (conlleval's numbers, as fractions);
+        none while training without ``decode_during_training`` (no paths, so no spans to count)."""
+        if self.training and not self.decode_during_training:
+            return {}
         return self.span_f1.get_metric(reset=reset)

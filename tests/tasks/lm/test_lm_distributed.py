@@ -261,6 +261,7 @@ def test_ner_with_fast_elmo_trains_on_two_workers(tmp_path):
         "trainer.num_epochs": 8,
         "trainer.optimizer.lr": 0.01,
         "trainer.callbacks": [{"type": "record_every_worker"}],
+        "model.decode_during_training": True,  # training span counts too, summed over the workers
     }
     arguments = ["-s", str(run), "-o", json.dumps(overrides), "--include-package", __name__]  # the callback
     run_allennlp("train", "experiments/ner_elmo.jsonnet", *arguments)

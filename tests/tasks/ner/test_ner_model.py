@@ -142,6 +142,36 @@ def test_loss_goes_down_on_a_tiny_batch(elmo):
     assert last < 0.4 * first, (first, last)
 
 
+def test_training_skips_decoding_with_the_same_loss_and_gradients():
+    """Training batches are not Viterbi-decoded unless asked: same loss and gradients, no paths, no
+    training F1; in eval mode the model decodes and counts spans whatever the switch."""
+    reader = _reader()
+    instances = _instances(reader, TRAIN)[:8]
+    vocab = Vocabulary.from_instances(instances)
+    results = {}
+    for decode in (False, True):
+        torch.manual_seed(3)
+        params = _model_params(False).as_dict()
+        params["decode_during_training"] = decode
+        model = Model.from_params(vocab=vocab, params=Params(params))
+        batch = Batch(instances)
+        batch.index_instances(vocab)
+        output = model(**batch.as_tensor_dict())
+        output["loss"].backward()
+        gradients = [p.grad.clone() for p in model.parameters() if p.grad is not None]
+        results[decode] = (output, gradients, model.get_metrics(reset=True))
+        model.eval()
+        evaluated = model(**batch.as_tensor_dict())
+        assert len(evaluated["tags"]) == 8 and "f1-measure-overall" in model.get_metrics(reset=True)
+    (skipped, skipped_grads, skipped_metrics), (decoded, decoded_grads, decoded_metrics) = results[False], results[True]
+    assert "tags" not in skipped and skipped_metrics == {}
+    assert len(decoded["tags"]) == 8 and "f1-measure-overall" in decoded_metrics
+    assert skipped["loss"].item() == decoded["loss"].item()
+    assert len(skipped_grads) == len(decoded_grads) > 0
+    for left, right in zip(skipped_grads, decoded_grads):
+        assert torch.equal(left, right)
+
+
 def test_predictor_returns_tags_and_entity_spans_of_raw_text():
     """Overfit two sentences, then tag raw text containing them through the predictor."""
     torch.manual_seed(1)

@@ -1,0 +1,142 @@
+"""Seconds per training batch of a task model, as ``allennlp train`` runs it at the mini budget.
+
+The model is ``experiments/TASK_VARIANT.jsonnet`` on the real data (``ELMO_TASKS_DATA=full``) with
+the harness's ``mini`` overrides, without word vectors (they change no step's cost). The batches
+are the first ``--batches`` of the config's own training data loader over the first instances of
+the training file, with fixed seeds. They are trained on twice and the second pass is timed: a
+frozen biLM's layer cache is then warm, as in every epoch after a run's first (``--cold`` times
+the first pass instead: the first epoch). Each is a whole training step: forward in
+training mode, backward, the config's gradient clipping and optimizer step (the optimizer built
+from the config, as the trainer builds it), the model's regularization penalty included. The
+losses are printed so that two versions are seen to compute the same thing.
+
+``--code-root`` imports ``elmo_tasks`` from another checkout, so two versions are measured back to
+back on the same batches:
+
+    git archive HEAD | (mkdir -p /tmp/before && tar -x -C /tmp/before)
+    for root in /tmp/before .; do ELMO_TASKS_DATA=full ELMO_TASKS_SHARED_DATA=/path/to/data \\
+        OMP_NUM_THREADS=1 .venv/bin/python benchmarks/task_train_speed.py ner elmo --code-root $root; done
+
+"""
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from typing import Any, Dict, List
+
+from bench_files import append_result, print_profile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TASKS = ("ner", "snli", "srl", "sst5", "squad", "coref")
+
+
+def _seed(seed: int) -> None:
+    import numpy
+    import torch
+
+    random.seed(seed)
+    numpy.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("task", choices=TASKS)
+    parser.add_argument("variant", choices=("baseline", "elmo"))
+    parser.add_argument("--code-root", default=ROOT, help="the checkout whose elmo_tasks is measured")
+    parser.add_argument("--batches", type=int, default=20, help="timed batches")
+    parser.add_argument("--cold", action="store_true", help="time the first pass (a cold layer cache)")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--overrides", default="{}", help="config overrides on top of the mini budget's, JSON")
+    parser.add_argument("--json", help="append the result as one json line to this file")
+    parser.add_argument("--profile", action="store_true", help="print torch.profiler's top operators")
+    args = parser.parse_args()
+    if os.environ.get("ELMO_TASKS_DATA") != "full":
+        sys.exit("set ELMO_TASKS_DATA=full (and ELMO_TASKS_SHARED_DATA to the data folder): it times real batches")
+    os.environ["ELMO_TASKS_WORD_VECTORS"] = ""
+
+    sys.path.insert(0, os.path.abspath(args.code_root))
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from allennlp.common import Params
+    from allennlp.data import DataLoader, DatasetReader, Vocabulary
+    from allennlp.models import Model
+    from allennlp.training.optimizers import Optimizer
+
+    import elmo_tasks.plugin  # noqa: F401  (registers the readers and models of this checkout)
+    from elmo_tasks.reproduction.tasks import TASKS as SPECS
+
+    if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(args.code_root)):
+        sys.exit(f"elmo_tasks was imported from {elmo_tasks.__file__}, not from {args.code_root}")
+    os.chdir(ROOT)  # the configs' relative paths
+    overrides: Dict[str, Any] = {**SPECS[args.task].budgets["mini"].overrides, **json.loads(args.overrides)}
+    config = Params.from_file(f"experiments/{args.task}_{args.variant}.jsonnet", json.dumps(overrides))
+    config = config.as_dict(quiet=True)
+
+    _seed(0)
+    batch_size = config["data_loader"].get("batch_sampler", {}).get("batch_size") or config["data_loader"].get(
+        "batch_size", 1
+    )
+    reader_params = dict(config["dataset_reader"], max_instances=args.batches * batch_size)
+    reader = DatasetReader.from_params(Params(reader_params))
+    loader_params = {k: v for k, v in config["data_loader"].items() if k != "batches_per_epoch"}
+    loader = DataLoader.from_params(Params(loader_params), reader=reader, data_path=config["train_data_path"])
+    vocab = Vocabulary.from_instances(loader.iter_instances())
+    loader.index_with(vocab)
+    batches = list(loader)[: args.batches]
+    model = Model.from_params(vocab=vocab, params=Params(config["model"]))
+    model.train()
+    parameters = [[name, p] for name, p in model.named_parameters() if p.requires_grad]
+    optimizer = Optimizer.from_params(model_parameters=parameters, params=Params(config["trainer"]["optimizer"]))
+    grad_norm = config["trainer"].get("grad_norm")
+
+    def step(batch: Dict[str, Any]) -> float:
+        optimizer.zero_grad()
+        loss = model(**batch)["loss"]
+        penalty = model.get_regularization_penalty()
+        if penalty is not None:
+            loss = loss + penalty
+        loss.backward()
+        if grad_norm:
+            torch.nn.utils.clip_grad_norm_([p for _, p in parameters], grad_norm)
+        optimizer.step()
+        return float(loss)
+
+    if args.cold:
+        step(batches[0])  # one step's one-off costs; the other batches are new to the biLM
+        batches = batches[1:]
+    else:
+        for batch in batches:
+            step(batch)
+    wall, cpu = time.perf_counter(), time.process_time()
+    losses: List[float] = [step(batch) for batch in batches]
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    result = {
+        "task": args.task,
+        "variant": args.variant,
+        "pass": "first (cold)" if args.cold else "second (warm)",
+        "code_root": args.code_root,
+        "threads": args.threads,
+        "batches": len(losses),
+        "batch_size": batch_size,
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "cpu_s_per_batch": round(cpu / len(losses), 4),
+        "losses": [round(loss, 5) for loss in losses],
+    }
+    append_result(args.json, result)
+    if args.profile:
+
+        def three_batches() -> None:
+            for batch in batches[:3]:
+                step(batch)
+
+        print_profile(three_batches)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""Ctrl-C and ``kill``: a command that writes files ends with one line, not a traceback.
+
+Under ``allennlp`` a SIGTERM raises AllenNLP's ``SigTermReceived`` and Ctrl-C a ``KeyboardInterrupt``,
+each ending in a long traceback that does not say whether the output was written. Inside
+:func:`stopped_with_one_line` both signals raise :class:`CommandStopped` instead, so the ``finally``
+blocks of the command still run (a partial output is removed, worker processes are stopped), and
+the command then prints one line, saying what happened and what to run next, and exits with the
+shell's status for that signal (128 + its number). No import of AllenNLP: our AllenNLP-free entry
+points use it too.
+"""
+
+import signal
+import sys
+from contextlib import contextmanager
+from types import FrameType
+from typing import Dict, Iterator, Optional
+
+STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class CommandStopped(Exception):
+    """SIGINT or SIGTERM arrived while a command was running."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_stopped(signum: int, frame: Optional[FrameType]) -> None:
+    # a second Ctrl-C must not cut short the clean-up (removing a partial output, stopping workers)
+    for other in STOPPING_SIGNALS:
+        signal.signal(other, signal.SIG_IGN)
+    raise CommandStopped(signum)
+
+
+@contextmanager
+def stopped_with_one_line(command: str, outcome: str) -> Iterator[None]:
+    """Run the block; on SIGINT or SIGTERM print ``COMMAND: stopped by SIGNAL; OUTCOME`` and exit.
+
+    ``outcome`` says what became of the output and what to run next, e.g. ``"out.hdf5 was not
+    written (an existing one is unchanged); run the same command again"``. Outside the main thread
+    (where Python cannot set handlers) the block runs as it is.
+    """
+    previous: Dict[int, object] = {}
+    try:
+        for signum in STOPPING_SIGNALS:
+            previous[signum] = signal.signal(signum, _raise_stopped)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    except (CommandStopped, KeyboardInterrupt) as stopped:
+        signum = stopped.signum if isinstance(stopped, CommandStopped) else signal.SIGINT
+        print(f"{command}: stopped by {signal.Signals(signum).name}; {outcome}", file=sys.stderr, flush=True)
+        sys.exit(128 + signum)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]  # why: what signal.signal returned

@@ -3,11 +3,17 @@ destination (``.NAME.*.partial``) and renamed onto it only when complete. A rena
 atomic, so the destination holds its old content or the whole new one, whatever stops the writer;
 a killed process may leave a ``.partial`` file behind, never a truncated ``NAME``."""
 
+import errno
+import io
 import os
+import re
 import tempfile
 from pathlib import Path
 from types import TracebackType
-from typing import Optional, Type, Union
+from typing import Any, Optional, Type, Union
+
+# how HDF5 reports a failed system call inside an h5py error's text
+_HDF5_ERRNO = re.compile(r"errno = (\d+)")
 
 
 class WholeFile:
@@ -45,3 +51,88 @@ def _new_file_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+class FirstWriteFailure(io.RawIOBase):
+    """A binary file that keeps the first failed write's error and accepts (drops) every write after it.
+
+    For h5py (``h5py.File(FirstWriteFailure(path), "w")``): when the disk fills, HDF5 retries its
+    cached writes at every close and object release, printing a traceback each time and at worst
+    crashing the interpreter. Once one write has failed the output is lost anyway, so the later
+    writes are dropped, h5py closes quietly, and the caller reports ``failure`` once.
+    """
+
+    def __init__(self, path: Union[str, Path]) -> None:
+        self._file = open(path, "w+b", buffering=0)  # noqa: SIM115  (closed by close())
+        self.failure: Optional[OSError] = None
+
+    def readable(self) -> bool:
+        return True
+
+    def writable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        return self._file.readinto(buffer)
+
+    def write(self, data: Any) -> int:
+        size = memoryview(data).nbytes
+        if self.failure is None:
+            try:
+                written = self._file.write(data)
+                return size if written is None else written
+            except OSError as error:
+                self.failure = error
+        return size
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return self._file.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._file.tell()
+
+    def truncate(self, size: Optional[int] = None) -> int:
+        if self.failure is None:
+            try:
+                return self._file.truncate(size)
+            except OSError as error:
+                self.failure = error
+        return self._file.tell() if size is None else size
+
+    def flush(self) -> None:
+        pass  # unbuffered: every write reached the system already
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+def failed_write_errno(error: BaseException) -> Optional[int]:
+    """The ``errno`` of a failed write: an ``OSError``'s own, or the one HDF5 reports inside the text
+    of an h5py error (a full disk surfaces as ``RuntimeError: ... errno = 28 ...`` when h5py flushes);
+    ``None`` for any other error."""
+    if isinstance(error, OSError) and error.errno is not None:
+        return error.errno
+    if isinstance(error, (OSError, RuntimeError)):
+        found = _HDF5_ERRNO.search(str(error))
+        if found:
+            return int(found.group(1))
+    return None
+
+
+def write_failure(path: Union[str, Path], code: int) -> str:
+    """One line on a write to ``path`` that failed with ``code``: the path, the errno, what to do."""
+    name = errno.errorcode.get(code, str(code))
+    advice = {
+        errno.ENOSPC: "free some space there or write to another folder",
+        errno.EDQUOT: "free some space there or write to another folder",
+        errno.EROFS: "that file system is read-only: write to another folder",
+        errno.EACCES: "you may not write there: write to another folder",
+        errno.EPERM: "you may not write there: write to another folder",
+        errno.ENOENT: "its folder does not exist: create the folder first",
+        errno.ENOTDIR: "a part of that path is a file, not a folder",
+    }.get(code, "check the folder and the disk")
+    return f"cannot write {path}: {os.strerror(code)} ({name}); {advice}"

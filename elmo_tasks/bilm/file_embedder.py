@@ -10,7 +10,8 @@ import json
 import os
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from pathlib import Path
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -20,7 +21,7 @@ from elmo_tasks.bilm.errors import BilmError
 from elmo_tasks.bilm.model import BiLM
 from elmo_tasks.bilm.sentence_file import Tokenizer, read_sentences, refuse_same_file
 from elmo_tasks.bilm.workers import ordered_map
-from elmo_tasks.whole_file import WholeFile
+from elmo_tasks.whole_file import FirstWriteFailure, WholeFile, failed_write_errno, write_failure
 
 Line = Tuple[int, str, List[str]]
 
@@ -124,15 +125,33 @@ def embed_file(
     try:
         whole_output = WholeFile(output_path)
     except OSError as err:
-        raise BilmError(f"cannot write the output file {output_path}: {err.strerror}") from None
+        raise BilmError(write_failure(output_path, err.errno or 0) + _unchanged(output_path)) from None
     skipped: Optional[List[int]] = [] if skip_empty_lines else None
-    with whole_output as partial_path, h5py.File(partial_path, "w") as handle:
-        lines = read_sentences(input_path, tokenize, skipped_empty_lines=skipped)
-        batches = ordered_map(embed_batch, _batches(lines, batch_size, model.stateful), workers)
-        sentences, tokens = _write_datasets(handle, batches, _progress_bar(input_path, progress))
-        if skipped is not None:
-            handle.create_dataset("skipped_empty_lines", data=np.array(skipped, dtype=np.int64))
+    raw: Optional[FirstWriteFailure] = None
+    try:
+        with whole_output as partial_path:
+            with FirstWriteFailure(partial_path) as raw, h5py.File(raw, "w") as handle:
+                lines = read_sentences(input_path, tokenize, skipped_empty_lines=skipped)
+                batches = ordered_map(embed_batch, _batches(lines, batch_size, model.stateful), workers)
+                sentences, tokens = _write_datasets(handle, batches, _progress_bar(input_path, progress), raw)
+                if skipped is not None and raw.failure is None:
+                    handle.create_dataset("skipped_empty_lines", data=np.array(skipped, dtype=np.int64))
+            if raw.failure is not None:
+                raise raw.failure  # the partial file is removed on the way out
+    except (OSError, RuntimeError) as err:
+        # after a dropped write HDF5 may fail on its own terms; the first failed write is the cause
+        code = failed_write_errno(raw.failure if raw is not None and raw.failure is not None else err)
+        if code is None:
+            raise
+        raise BilmError(write_failure(output_path, code) + _unchanged(output_path)) from None
     return EmbedResult(sentences, tokens, skipped or [])
+
+
+def _unchanged(output_path: Union[str, Path]) -> str:
+    """What a failed run left of ``output_path``: the partial file is gone, an earlier file untouched."""
+    if os.path.exists(output_path):
+        return f" ({output_path} keeps its earlier content)"
+    return f" (nothing was written to {output_path})"
 
 
 def _check_workers(model: BiLM, device: torch.device, workers: int) -> None:
@@ -145,12 +164,16 @@ def _check_workers(model: BiLM, device: torch.device, workers: int) -> None:
         raise BilmError("worker processes are for the CPU; on a GPU use one worker (--workers 1)")
 
 
-def _write_datasets(handle: Any, batches: Iterable[Tuple[List[Line], List[np.ndarray]]], bar: Any) -> Tuple[int, int]:
+def _write_datasets(
+    handle: Any, batches: Iterable[Tuple[List[Line], List[np.ndarray]]], bar: Any, raw: FirstWriteFailure
+) -> Tuple[int, int]:
     """One dataset per embedded line, then ``sentence_to_index`` (each distinct text's first line);
-    returns the sentences and tokens written."""
+    returns the sentences and tokens written. Stops at the first failed write of ``raw``, the file under ``handle``."""
     sentences = tokens = 0
     index_of: Dict[str, str] = {}
     for batch, arrays in batches:
+        if raw.failure is not None:
+            break
         for (index, text, _), array in zip(batch, arrays):
             handle.create_dataset(str(index), data=array)
             index_of.setdefault(text, str(index))
@@ -158,7 +181,8 @@ def _write_datasets(handle: Any, batches: Iterable[Tuple[List[Line], List[np.nda
         sentences, tokens = sentences + len(batch), tokens + batch_tokens
         bar.update(batch_tokens)
     bar.close()
-    handle.create_dataset("sentence_to_index", data=[json.dumps(index_of)])
+    if raw.failure is None:
+        handle.create_dataset("sentence_to_index", data=[json.dumps(index_of)])
     return sentences, tokens
 
 

@@ -1,0 +1,61 @@
+"""A disk that fills and a read-only folder: one line naming the path and the errno, nothing left
+looking complete, nothing existing damaged (issue 54)."""
+
+import os
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+from tests.faults.mounts import small_filesystem
+
+SENTENCES = "".join(f"the cat sat on the mat number {i}\n" for i in range(200))  # about 5 MB of vectors
+EARLIER_OUTPUT = b"an earlier output that must survive\n" * 1000
+
+
+def _embed(source, output):
+    return subprocess.run(
+        [sys.executable, "-m", "elmo_tasks.bilm.embed", str(source), str(output), "--no-progress"],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_elmo_embed_on_a_full_disk_says_so_and_leaves_nothing(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_text(SENTENCES, encoding="utf-8")
+    with small_filesystem(tmp_path / "disk", kilobytes=256) as disk:
+        done = _embed(source, disk / "out.hdf5")
+        left = sorted(os.listdir(disk))
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert done.stderr.splitlines() == [
+        f"elmo-embed: error: cannot write {disk / 'out.hdf5'}: No space left on device (ENOSPC); free some space "
+        f"there or write to another folder (nothing was written to {disk / 'out.hdf5'})"
+    ]
+    assert left == []
+
+
+def test_elmo_embed_on_a_full_disk_keeps_an_earlier_output(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_text(SENTENCES, encoding="utf-8")
+    with small_filesystem(tmp_path / "disk", kilobytes=256, files={"out.hdf5": EARLIER_OUTPUT}) as disk:
+        done = _embed(source, disk / "out.hdf5")
+        assert (disk / "out.hdf5").read_bytes() == EARLIER_OUTPUT
+        left = sorted(os.listdir(disk))
+    assert done.returncode == 2 and "(ENOSPC)" in done.stderr and "keeps its earlier content" in done.stderr
+    assert len(done.stderr.splitlines()) == 1 and left == ["out.hdf5"]
+
+
+def test_elmo_embed_into_a_read_only_folder_says_so_before_any_work(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_text(SENTENCES, encoding="utf-8")
+    with small_filesystem(tmp_path / "disk", kilobytes=256, read_only=True, files={"out.hdf5": b"old"}) as disk:
+        done = _embed(source, disk / "out.hdf5")
+        assert (disk / "out.hdf5").read_bytes() == b"old"
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"elmo-embed: error: cannot write {disk / 'out.hdf5'}: Read-only file system (EROFS); that file system is "
+        f"read-only: write to another folder ({disk / 'out.hdf5'} keeps its earlier content)"
+    ]

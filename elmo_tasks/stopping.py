@@ -43,16 +43,16 @@ def stopped_with_one_line(command: str, outcome: str) -> Iterator[None]:
     """
     previous: Dict[int, object] = {}
     try:
-        for signum in STOPPING_SIGNALS:
-            previous[signum] = signal.signal(signum, _raise_stopped)
+        for stopping_signal in STOPPING_SIGNALS:
+            previous[stopping_signal] = signal.signal(stopping_signal, _raise_stopped)
     except ValueError:  # not the main thread
         pass
     try:
         yield
     except (CommandStopped, KeyboardInterrupt) as stopped:
-        signum = stopped.signum if isinstance(stopped, CommandStopped) else signal.SIGINT
-        print(f"{command}: stopped by {signal.Signals(signum).name}; {outcome}", file=sys.stderr, flush=True)
-        sys.exit(128 + signum)
+        received = stopped.signum if isinstance(stopped, CommandStopped) else int(signal.SIGINT)
+        print(f"{command}: stopped by {signal.Signals(received).name}; {outcome}", file=sys.stderr, flush=True)
+        sys.exit(128 + received)
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]  # why: what signal.signal returned
+        for restored, handler in previous.items():
+            signal.signal(restored, handler)  # type: ignore[arg-type]  # why: what signal.signal returned

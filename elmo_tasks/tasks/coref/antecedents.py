@@ -10,13 +10,12 @@ negative marginal log-likelihood of all gold antecedents (the dummy one when a s
 """
 
 import logging
-from typing import Any, Dict, List, NamedTuple, Sequence, Tuple, cast
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, cast
 
 import torch
 from allennlp.modules import FeedForward
 from allennlp.nn import util
 from allennlp.training.metrics import Average
-from torch.utils.checkpoint import checkpoint
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +124,51 @@ def pair_layer_parts(first_layer: torch.nn.Linear, top_embeddings: torch.Tensor)
     return PairLayerParts(span_side, antecedent_side, product_weight, feature_weight)
 
 
+class PairProductLayer(torch.autograd.Function):
+    """W_ij (g_i * g_j) for the kept spans ``first:last`` and their antecedents ``indices`` (chunk, K):
+    the only part of the pair layer as wide as a span per pair. Autograd would keep both (pairs x span
+    dim) tensors it takes, g_j and the products, for the backward pass; this keeps neither, only the
+    kept spans' g and W_ij, and rebuilds them in the backward pass from those (a gather and a product,
+    no matrix product). So the pairs' memory stays a few hidden-size tensors per pair, without
+    recomputing the whole chunk's forward pass (the first layer's matrix product, its dropout draws)
+    as ``torch.utils.checkpoint`` did. The gradients are autograd's formulas for the same operations
+    (``tests/tasks/coref/test_coref_pair_scores.py``)."""
+
+    @staticmethod
+    def forward(
+        ctx: Any, top_embeddings: torch.Tensor, first: int, last: int, indices: torch.Tensor, weight: torch.Tensor
+    ) -> torch.Tensor:
+        ctx.save_for_backward(top_embeddings, indices, weight)
+        ctx.chunk = (first, last)
+        return torch.nn.functional.linear(_pair_products(top_embeddings, first, last, indices), weight)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> Tuple[Optional[torch.Tensor], ...]:
+        top_embeddings, indices, weight = ctx.saved_tensors
+        first, last = ctx.chunk
+        batch, _, span_dim = top_embeddings.shape
+        span_embeddings = top_embeddings[:, first:last].unsqueeze(2)
+        antecedent_embeddings = util.flattened_index_select(top_embeddings, cast(torch.LongTensor, indices))
+        grad = grad.to(weight.dtype)
+        grad_products = grad.matmul(weight)  # (batch, chunk, K, span dim)
+        grad_embeddings = grad_weight = None
+        if ctx.needs_input_grad[0]:
+            grad_embeddings = torch.zeros_like(top_embeddings)
+            grad_embeddings[:, first:last] = (grad_products * antecedent_embeddings).sum(dim=2)
+            antecedent_grads = (grad_products * span_embeddings).reshape(batch, -1, span_dim)
+            grad_embeddings.index_add_(1, indices.reshape(-1), antecedent_grads)
+        if ctx.needs_input_grad[4]:
+            products = (span_embeddings * antecedent_embeddings).reshape(-1, span_dim)
+            grad_weight = grad.reshape(-1, grad.size(-1)).t().mm(products)
+        return grad_embeddings, None, None, None, grad_weight
+
+
+def _pair_products(top_embeddings: torch.Tensor, first: int, last: int, indices: torch.Tensor) -> torch.Tensor:
+    """g_i * g_j for the kept spans ``first:last`` and their antecedents, (batch, chunk, K, span dim)."""
+    antecedent_embeddings = util.flattened_index_select(top_embeddings, cast(torch.LongTensor, indices))
+    return top_embeddings[:, first:last].unsqueeze(2) * antecedent_embeddings
+
+
 def score_pair_chunk(
     feedforward: FeedForward,
     scorer: torch.nn.Linear,
@@ -136,20 +180,28 @@ def score_pair_chunk(
 ) -> torch.Tensor:
     """FFNN([g_i, g_j, g_i * g_j, phi(i, j)]) for the kept spans ``chunk`` and their antecedents."""
     indices = cast(torch.LongTensor, antecedent_indices)
-    span_embeddings = top_embeddings[:, chunk].unsqueeze(2)
-    products = span_embeddings * util.flattened_index_select(top_embeddings, indices)
+    if torch.is_grad_enabled():
+        products = PairProductLayer.apply(top_embeddings, chunk.start, chunk.stop, indices, parts.product_weight)
+    else:
+        products = torch.nn.functional.linear(
+            _pair_products(top_embeddings, chunk.start, chunk.stop, indices), parts.product_weight
+        )
     hidden = (
         parts.span_side[:, chunk].unsqueeze(2)
         + util.flattened_index_select(parts.antecedent_side, indices)
-        + torch.nn.functional.linear(products, parts.product_weight)
+        + products
         + torch.nn.functional.linear(features, parts.feature_weight)
     )
-    # FeedForward.forward after its first linear layer
-    hidden = feedforward._dropout[0](feedforward._activations[0](hidden))
+    return scorer(after_first_layer(feedforward, hidden)).squeeze(-1)
+
+
+def after_first_layer(feedforward: FeedForward, first_layer_output: torch.Tensor) -> torch.Tensor:
+    """``FeedForward.forward`` after its first linear layer (computed by parts by the caller)."""
+    hidden = feedforward._dropout[0](feedforward._activations[0](first_layer_output))
     layers = zip(feedforward._linear_layers[1:], feedforward._activations[1:], feedforward._dropout[1:])
     for layer, activation, dropout in layers:
         hidden = dropout(activation(layer(hidden)))
-    return scorer(hidden).squeeze(-1)
+    return hidden
 
 
 def score_pairs(
@@ -162,29 +214,18 @@ def score_pairs(
 ) -> torch.Tensor:
     """FFNN([g_i, g_j, g_i * g_j, phi(i, j)]) for every kept span and antecedent, (batch, kept, K).
 
-    The first layer goes by parts (``PairLayerParts``). The per-pair tensors are still the model's
-    largest (kept x K x span dim); they are built for ``chunk_size`` spans at a time and, in training,
-    recomputed in the backward pass (``torch.utils.checkpoint``) instead of kept, so memory stays
-    flat on long documents.
+    The first layer goes by parts (``PairLayerParts``). The per-pair tensors as wide as a span (kept x
+    K x span dim) are the model's largest; they are built for ``chunk_size`` spans at a time and, in
+    training, rebuilt in the backward pass instead of kept (``PairProductLayer``). What training keeps
+    per pair are the hidden layers' activations (a few kept x K x hidden tensors).
     """
     parts = pair_layer_parts(cast(torch.nn.Linear, feedforward._linear_layers[0]), top_embeddings)
     kept = antecedents.indices.size(1)
     pieces = []
     for first in range(0, kept, chunk_size):
         chunk = slice(first, min(first + chunk_size, kept))
-        arguments = (
-            feedforward,
-            scorer,
-            parts,
-            top_embeddings,
-            chunk,
-            antecedents.indices[0, chunk],
-            features[:, chunk],
-        )
-        if torch.is_grad_enabled():
-            pieces.append(checkpoint(score_pair_chunk, *arguments, use_reentrant=False))
-        else:
-            pieces.append(score_pair_chunk(*arguments))
+        indices = antecedents.indices[0, chunk]
+        pieces.append(score_pair_chunk(feedforward, scorer, parts, top_embeddings, chunk, indices, features[:, chunk]))
     return torch.cat(pieces, dim=1)
 
 

@@ -7,9 +7,14 @@ represented by [BiLSTM states at its two ends + a width embedding (AllenNLP's
 ``SelfAttentiveSpanExtractor``, the "head-finding" attention)]; a mention score per span; then
 span ranking (``antecedents.py``: pruning, the pair scores, the loss, the clusters).
 
+The mention scores of all candidate spans are computed by the parts of the mention FFNN's first
+layer (``mention_scores.py``: per token and per width, the head attention summing projected words),
+so the representations g_i themselves are built, by the two extractors, only for the spans
+pruning keeps: the same numbers as building every g_i, up to float rounding, in far less time.
+
 ELMo sits only at the input, as a ``fast_elmo`` embedder in ``text_field_embedder``. Sentences
 are embedded ``sentences_per_embedding_batch`` at a time and, outside training, the candidate
-spans are represented ``span_chunk_size`` at a time, so long documents need no more memory than
+spans are scored ``span_chunk_size`` at a time, so long documents need no more memory than
 one batch (``span_representations.py``).
 
 Deviations from Lee et al. (2017): no non-crossing constraint when pruning, and the head
@@ -22,7 +27,7 @@ index into ``antecedent_indices`` or -1 for none, ``clusters`` (per document, li
 ``document`` (its words) and ``name``; ``make_output_human_readable`` adds ``cluster_strings``.
 """
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, cast
 
 import torch
 from allennlp.common import Lazy
@@ -33,6 +38,12 @@ from allennlp.modules.span_extractors import EndpointSpanExtractor, SelfAttentiv
 from allennlp.nn import InitializerApplicator, RegularizerApplicator, util
 
 from elmo_tasks.tasks.coref import antecedents as ranking
+from elmo_tasks.tasks.coref.mention_scores import (
+    MentionLayerParts,
+    first_layer_of_spans,
+    mention_layer_parts,
+    mention_scores_from_first_layer,
+)
 from elmo_tasks.tasks.coref.metric import ConllCorefScores
 from elmo_tasks.tasks.coref.names import NAMES, OLD_MODEL
 from elmo_tasks.tasks.coref.settings import check_settings, check_widths, pair_width, span_width
@@ -60,8 +71,8 @@ class CorefElmo(Model):
     pair_chunk_size : spans whose antecedent pairs are scored together (memory, see
         ``antecedents.score_pairs``).
     genres : genre names with an embedding each; any other genre shares one more embedding.
-    span_chunk_size : candidate spans represented together outside training (memory, see
-        ``span_representations.spans_in_chunks``).
+    span_chunk_size : candidate spans whose mention scores' first layer is computed together outside
+        training (memory, see ``span_representations.spans_in_chunks``).
 
     From a config the context layer is given without ``input_size`` and the feedforwards without
     ``input_dim``: ``from_partial_objects`` derives them from the embedder's width.
@@ -165,25 +176,37 @@ class CorefElmo(Model):
             regularizer=regularizer,
         )
 
-    def _span_embeddings(
+    def _mention_scores(
         self,
         document_contextual: torch.Tensor,
         document_embedded: torch.Tensor,
         spans: torch.Tensor,
-        document_mask: torch.Tensor,
         span_mask: torch.Tensor,
     ) -> torch.Tensor:
-        """g_i of every candidate span, (batch, spans, span dim): in one pass in training (the graph
-        stays that of one pass), else ``span_chunk_size`` spans at a time with the same numbers."""
+        """s_m(i) of every candidate span, (batch, spans), masked spans lowest: s_m(FFNN(g_i)) by the
+        parts of the first layer (``mention_scores.py``), without forming g_i."""
+        first_layer = cast(torch.nn.Linear, self.mention_feedforward._linear_layers[0])
+        parts = mention_layer_parts(
+            self.endpoint_span_extractor,
+            self.attentive_span_extractor,
+            first_layer,
+            document_contextual,
+            document_embedded,
+        )
+        hidden = self._mention_first_layer(parts, spans, span_mask)
+        scores = mention_scores_from_first_layer(self.mention_feedforward, self.mention_scorer, hidden)
+        return scores.masked_fill(~span_mask, util.min_value_of_dtype(scores.dtype))
+
+    def _mention_first_layer(
+        self, parts: MentionLayerParts, spans: torch.Tensor, span_mask: torch.Tensor
+    ) -> torch.Tensor:
+        """The mention FFNN's first layer on every candidate span, (batch, spans, hidden): in one pass in
+        training (the graph stays that of one pass), else ``span_chunk_size`` spans at a time with
+        the same numbers."""
         if self.training or spans.size(1) <= self.span_chunk_size:
-            return self._embed_spans(document_contextual, document_embedded, spans, document_mask, span_mask)
+            return first_layer_of_spans(parts, spans)
         return spans_in_chunks(
-            lambda chunk, chunk_mask: self._embed_spans(
-                document_contextual, document_embedded, chunk, document_mask, chunk_mask
-            ),
-            spans,
-            span_mask,
-            self.span_chunk_size,
+            lambda chunk, _chunk_mask: first_layer_of_spans(parts, chunk), spans, span_mask, self.span_chunk_size
         )
 
     def _embed_spans(
@@ -194,7 +217,8 @@ class CorefElmo(Model):
         document_mask: torch.Tensor,
         span_mask: torch.Tensor,
     ) -> torch.Tensor:
-        """g_i of the given spans, in one pass: [BiLSTM end points + width embedding; head attention]."""
+        """g_i of the given spans (the kept ones), in one pass: [BiLSTM end points + width embedding;
+        head attention], AllenNLP's extractors."""
         return torch.cat(
             [
                 self.endpoint_span_extractor(document_contextual, spans, document_mask, span_mask),
@@ -217,16 +241,13 @@ class CorefElmo(Model):
         num_tokens = document_mask.sum(dim=1)  # (batch,)
         span_mask = spans[:, :, 0] >= 0  # padding spans are (-1, -1)
         safe_spans = spans.clamp(min=0)
-        span_embeddings = self._span_embeddings(
-            document_contextual, document_embedded, safe_spans, document_mask, span_mask
-        )
-        mention_scores = self.mention_scorer(self.mention_feedforward(span_embeddings)).squeeze(-1)
-        mention_scores = mention_scores.masked_fill(~span_mask, util.min_value_of_dtype(mention_scores.dtype))
+        mention_scores = self._mention_scores(document_contextual, document_embedded, safe_spans, span_mask)
         kept = ranking.prune_spans(mention_scores, span_mask, num_tokens, self.spans_per_word)
         top_spans = util.batched_index_select(safe_spans, kept.indices)
+        top_embeddings = self._embed_spans(document_contextual, document_embedded, top_spans, document_mask, kept.mask)
         antecedents = ranking.antecedent_candidates(kept, self.max_antecedents)
         scores = self._antecedent_scores(
-            span_embeddings, mention_scores, top_spans, kept, antecedents, speaker_ids, metadata
+            top_embeddings, mention_scores, top_spans, kept, antecedents, speaker_ids, metadata
         )
         predicted_antecedents, clusters = ranking.predicted_clusters(scores, top_spans, kept, antecedents)
         output: Dict[str, Any] = {
@@ -251,7 +272,7 @@ class CorefElmo(Model):
 
     def _antecedent_scores(
         self,
-        span_embeddings: torch.Tensor,
+        top_embeddings: torch.Tensor,
         mention_scores: torch.Tensor,
         top_spans: torch.Tensor,
         kept: ranking.KeptSpans,
@@ -259,8 +280,8 @@ class CorefElmo(Model):
         speaker_ids: torch.Tensor,
         metadata: List[Dict[str, Any]],
     ) -> torch.Tensor:
-        """s(i, j) of every kept span and its antecedents, the dummy first: (batch, kept, K + 1)."""
-        top_embeddings = util.batched_index_select(span_embeddings, kept.indices)
+        """s(i, j) of every kept span and its antecedents, the dummy first: (batch, kept, K + 1);
+        ``top_embeddings``: g_i of the kept spans."""
         top_mention_scores = util.batched_index_select(mention_scores.unsqueeze(-1), kept.indices).squeeze(-1)
         embeddings = (self.distance_embedding, self.speaker_embedding, self.genre_embedding)
         features = ranking.pair_features(embeddings, self.genres, top_spans, antecedents, speaker_ids, metadata)

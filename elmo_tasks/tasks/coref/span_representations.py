@@ -2,9 +2,9 @@
 
 A document is a batch of sentences: they are embedded ``sentences_per_batch`` at a time (the biLM
 is stateless, so a sentence's vectors do not depend on which sentences share its batch), then the
-padded sentences are flattened into one row of document tokens. Candidate spans are represented
-``chunk_size`` at a time outside training (:func:`spans_in_chunks`), with exactly the numbers of
-one pass.
+padded sentences are flattened into one row of document tokens. Outside training, the candidate
+spans' mention scores (their head attention) are computed ``chunk_size`` spans at a time
+(:func:`spans_in_chunks`), with exactly the numbers of one pass.
 """
 
 from typing import Callable, Tuple, cast
@@ -14,7 +14,7 @@ from allennlp.data import TextFieldTensors
 from allennlp.modules import Seq2SeqEncoder, TextFieldEmbedder
 from allennlp.nn import util
 
-#: ``embed_spans(spans, span_mask)`` -> (batch, spans, span dim), one pass over the given spans.
+#: ``embed_spans(spans, span_mask)`` -> (batch, spans, dim), one pass over the given spans.
 SpanEmbedder = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
@@ -73,14 +73,14 @@ def flatten_sentences(sentence_values: torch.Tensor, sentence_mask: torch.Tensor
 def spans_in_chunks(
     embed_spans: SpanEmbedder, spans: torch.Tensor, span_mask: torch.Tensor, chunk_size: int
 ) -> torch.Tensor:
-    """The span representations g_i, (batch, spans, span dim), ``chunk_size`` spans at a time.
+    """``embed_spans`` of all the spans, (batch, spans, dim), ``chunk_size`` spans at a time.
 
-    The head attention gathers every word of every span, padded to the widest span, twice: a
-    (spans x max_span_width x word dim) tensor, about 2.6 GB for a 300-sentence document at the
-    full-data sizes if all candidate spans went through at once. In chunks that part of memory
-    stays flat however long the document. Each chunk also carries each document's widest span
-    (its output dropped), so every chunk pads to the same width as one pass does and gives
-    exactly its numbers.
+    The head attention gathers a vector per word of every span, padded to the widest span: a
+    (spans x max_span_width x dim) tensor that grows with the document (the model's mention scores
+    sum projected words, 150 numbers each at the full-data sizes: about 280 MB for a 300-sentence
+    document's 46,500 spans if all went through at once). In chunks that part of memory stays flat
+    however long the document. Each chunk also carries each document's widest span (its output
+    dropped), so every chunk pads to the same width as one pass does and gives exactly its numbers.
     """
     num_spans = spans.size(1)
     widths = (spans[:, :, 1] - spans[:, :, 0]).masked_fill(~span_mask, -1)

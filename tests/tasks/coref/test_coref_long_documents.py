@@ -1,4 +1,4 @@
-"""Long documents: candidate spans represented in chunks (same numbers), documents over the
+"""Long documents: candidate spans scored in chunks (same numbers), documents over the
 predictor's limits refused, and a 300-sentence document predicted within 4 GB."""
 
 import json
@@ -13,6 +13,7 @@ from allennlp.data import Batch, Vocabulary
 from allennlp.data.token_indexers import ELMoTokenCharactersIndexer, SingleIdTokenIndexer
 from allennlp.models import Model
 
+from elmo_tasks.tasks.coref import model as coref_model
 from elmo_tasks.tasks.coref.predictor import CorefPredictor
 from elmo_tasks.tasks.coref.reader import Conll2012CorefReader
 from elmo_tasks.tasks.input_limits import InputTooLong
@@ -48,13 +49,13 @@ def documents():
 
 
 @pytest.mark.parametrize("span_chunk_size", [1, 7, 50])
-def test_spans_represented_in_chunks_give_exactly_the_numbers_of_one_pass(documents, span_chunk_size):
+def test_spans_scored_in_chunks_give_exactly_the_numbers_of_one_pass(documents, span_chunk_size):
     vocab, tensors = documents
     torch.manual_seed(3)
     model = _model(vocab).eval()
     captured = []
-    represent = model._span_embeddings
-    model._span_embeddings = lambda *args: captured.append(represent(*args)) or captured[-1]
+    first_layer = model._mention_first_layer
+    model._mention_first_layer = lambda *args: captured.append(first_layer(*args)) or captured[-1]
     with torch.no_grad():
         model.span_chunk_size = 10**9
         whole = model(**tensors)
@@ -68,21 +69,31 @@ def test_spans_represented_in_chunks_give_exactly_the_numbers_of_one_pass(docume
     assert whole["clusters"] == chunked["clusters"]
 
 
-def test_training_keeps_one_pass_over_the_spans(documents):
-    """In training the graph (and any dropout draws) stay those of one pass over all spans."""
+def test_training_keeps_one_pass_over_the_spans(documents, monkeypatch):
+    """In training the graph (and any dropout draws) stay those of one pass over all spans; g_i is
+    built by the extractors once, for the kept spans only."""
     vocab, tensors = documents
     model = _model(vocab, span_chunk_size=5).train()
-    passes = []
+    passes, represented = [], []
+    first_layer = coref_model.first_layer_of_spans
+    monkeypatch.setattr(
+        coref_model,
+        "first_layer_of_spans",
+        lambda parts, spans: passes.append(spans.shape[1]) or first_layer(parts, spans),
+    )
     embed = model._embed_spans
-    model._embed_spans = lambda *args: passes.append(args[2].shape[1]) or embed(*args)
-    model(**tensors)["loss"].backward()
-    assert passes == [tensors["spans"].shape[1]]
+    model._embed_spans = lambda *args: represented.append(args[2].shape[1]) or embed(*args)
+    output = model(**tensors)
+    output["loss"].backward()
+    num_spans = tensors["spans"].shape[1]
+    assert passes == [num_spans]
+    assert represented == [output["top_spans"].shape[1]] and represented[0] < num_spans / 5
     model.eval()
     passes.clear()
     with torch.no_grad():
         model(**tensors)
     # ceil(spans / 5) chunks, each with the widest span added
-    assert passes == [min(5, tensors["spans"].shape[1] - first) + 1 for first in range(0, tensors["spans"].shape[1], 5)]
+    assert passes == [min(5, num_spans - first) + 1 for first in range(0, num_spans, 5)]
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,12 @@
-"""The antecedent scores by parts (first layer split per span and per pair) equal Lee et al.'s FFNN on
-the concatenated pair [g_i, g_j, g_i * g_j, phi], in value and gradient, in every chunking."""
+"""The antecedent scores by parts (first layer split per span and per pair, the product part by
+``PairProductLayer`` in training) equal Lee et al.'s FFNN on the concatenated pair
+[g_i, g_j, g_i * g_j, phi], in value and gradient, in every chunking, with and without gradients,
+and with the same dropout draws."""
 
 import pytest
 import torch
 from allennlp.modules import FeedForward
+from allennlp.nn import Activation
 
 from elmo_tasks.tasks.coref.antecedents import KeptSpans, antecedent_candidates, score_pairs
 
@@ -20,9 +23,11 @@ def _concatenated_pair_scores(feedforward, scorer, top_embeddings, antecedents, 
     return scorer(feedforward(pairs)).squeeze(-1)
 
 
-def _inputs(kept: int, max_antecedents: int):
+def _inputs(kept: int, max_antecedents: int, dropout: float = 0.0):
     torch.manual_seed(3)
-    feedforward = FeedForward(3 * SPAN_DIM + FEATURE_DIM, 2, HIDDEN, torch.nn.ReLU(), dropout=0.0).double()
+    feedforward = FeedForward(
+        3 * SPAN_DIM + FEATURE_DIM, 2, HIDDEN, Activation.by_name("relu")(), dropout=dropout
+    ).double()
     scorer = torch.nn.Linear(HIDDEN, 1).double()
     top_embeddings = torch.randn(2, kept, SPAN_DIM, dtype=torch.float64, requires_grad=True)
     mask = torch.ones(2, kept, dtype=torch.bool)
@@ -47,9 +52,28 @@ def test_scores_by_parts_equal_the_ffnn_on_the_concatenated_pair(chunk_size):
     for name, want, got in zip(["top_embeddings", "features"] + ["parameter"] * 6, expected_grads, found_grads):
         torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-12, msg=name)
 
+    with torch.no_grad():  # evaluation: the plain products, no autograd function
+        without_gradients = score_pairs(feedforward, scorer, top_embeddings, antecedents, features, chunk_size)
+    torch.testing.assert_close(without_gradients, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_training_draws_the_dropout_of_the_ffnn_on_the_concatenated_pair():
+    """One chunk draws its dropout masks as the FFNN does on the whole pair tensor: same scores and
+    gradients from the same seed (so training losses stay those of the formula's computation)."""
+    feedforward, scorer, top_embeddings, antecedents, features = _inputs(kept=9, max_antecedents=4, dropout=0.3)
+    feedforward.train()
+    torch.manual_seed(11)
+    expected = _concatenated_pair_scores(feedforward, scorer, top_embeddings, antecedents, features)
+    torch.manual_seed(11)
+    found = score_pairs(feedforward, scorer, top_embeddings, antecedents, features, 64)
+    torch.testing.assert_close(found, expected, rtol=1e-12, atol=1e-12)
+    parameters = [top_embeddings, *feedforward.parameters()]
+    for want, got in zip(torch.autograd.grad(expected.sum(), parameters), torch.autograd.grad(found.sum(), parameters)):
+        torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-12)
+
 
 def test_a_first_layer_too_narrow_for_the_pairs_is_an_error_that_says_so():
     feedforward, scorer, top_embeddings, antecedents, features = _inputs(kept=4, max_antecedents=2)
-    narrow = FeedForward(3 * SPAN_DIM, 2, HIDDEN, torch.nn.ReLU()).double()
+    narrow = FeedForward(3 * SPAN_DIM, 2, HIDDEN, Activation.by_name("relu")()).double()
     with pytest.raises(ValueError, match="pairs of spans of 7 dimensions need 3 x 7 plus the pair features"):
         score_pairs(narrow, scorer, top_embeddings, antecedents, features, 64)

@@ -34,12 +34,14 @@ def _raise_stopped(signum: int, frame: Optional[FrameType]) -> None:
 
 
 @contextmanager
-def stopped_with_one_line(command: str, outcome: str) -> Iterator[None]:
+def stopped_with_one_line(command: str, outcome: str, exit_status: Optional[int] = None) -> Iterator[None]:
     """Run the block; on SIGINT or SIGTERM print ``COMMAND: stopped by SIGNAL; OUTCOME`` and exit.
 
     ``outcome`` says what became of the output and what to run next, e.g. ``"out.hdf5 was not
-    written (an existing one is unchanged); run the same command again"``. Outside the main thread
-    (where Python cannot set handlers) the block runs as it is.
+    written (an existing one is unchanged); run the same command again"``. The exit status is
+    ``exit_status`` if given (0 for a server, whose normal end is a signal), else the shell's
+    128 + the signal's number. Outside the main thread (where Python cannot set handlers) the block
+    runs as it is.
     """
     previous: Dict[int, object] = {}
     try:
@@ -52,7 +54,7 @@ def stopped_with_one_line(command: str, outcome: str) -> Iterator[None]:
     except (CommandStopped, KeyboardInterrupt) as stopped:
         received = stopped.signum if isinstance(stopped, CommandStopped) else int(signal.SIGINT)
         print(f"{command}: stopped by {signal.Signals(received).name}; {outcome}", file=sys.stderr, flush=True)
-        sys.exit(128 + received)
+        sys.exit(128 + received if exit_status is None else exit_status)
     finally:
         for restored, handler in previous.items():
             signal.signal(restored, handler)  # type: ignore[arg-type]  # why: what signal.signal returned

@@ -14,6 +14,7 @@ import time
 from allennlp.commands.subcommand import Subcommand
 
 from elmo_tasks.cli_options import CommandError, add_command, add_option
+from elmo_tasks.stopping import stopped_with_one_line
 
 DESCRIPTION = """Serve task models and the biLM in a web page: GET / lists the models, /models/NAME
 draws a model's predictions for text you type beside the ELMo mixing weights it learned, /bilm
@@ -90,23 +91,26 @@ def run(args: argparse.Namespace) -> None:
         server = DemoServer(args.host, args.port)
     except OSError as error:
         _fail(f"cannot listen on {args.host}:{args.port} ({error.strerror or error}); choose another --port or --host")
-    started = time.time()
-    models = load_models(args.archives, args.cuda_device)
-    neighbours = None
-    if not args.no_bilm:
-        device = f"cuda:{args.cuda_device}" if args.cuda_device >= 0 else "cpu"
-        try:
-            neighbours = load_neighbours(args.options_file, args.weight_file, device=device)
-        except (BilmError, OSError, ValueError) as error:
-            _fail(f"the biLM page's biLM ({args.options_file}, {args.weight_file}) did not load: {error}")
-    app = create_app(models, neighbours, spacy_tokenizer(), args.max_request_bytes, args.max_waiting)
-    served = ", ".join(model.name for model in models) + ("" if neighbours is None else " and the biLM page")
-    print(f"elmo-demo: serving {served} at {server.url} (loaded in {time.time() - started:.1f} s; Ctrl-C stops it)")
-    sys.stdout.flush()
+    # On SIGINT/SIGTERM uvicorn stops accepting, answers the requests in flight, then raises the signal
+    # again for its caller: here that ends the command with one line and status 0 (before, AllenNLP's
+    # SIGTERM handler made it a traceback). A signal while the models load ends it the same way.
     try:
-        server.serve(app)
-    except KeyboardInterrupt:  # uvicorn shuts down on Ctrl-C, then raises it again for the caller
-        pass
+        with stopped_with_one_line("elmo-demo", "nothing is served any more (start it again to serve)", 0):
+            started = time.time()
+            models = load_models(args.archives, args.cuda_device)
+            neighbours = None
+            if not args.no_bilm:
+                device = f"cuda:{args.cuda_device}" if args.cuda_device >= 0 else "cpu"
+                try:
+                    neighbours = load_neighbours(args.options_file, args.weight_file, device=device)
+                except (BilmError, OSError, ValueError) as error:
+                    _fail(f"the biLM page's biLM ({args.options_file}, {args.weight_file}) did not load: {error}")
+            app = create_app(models, neighbours, spacy_tokenizer(), args.max_request_bytes, args.max_waiting)
+            served = ", ".join(model.name for model in models) + ("" if neighbours is None else " and the biLM page")
+            loaded = f"loaded in {time.time() - started:.1f} s"
+            print(f"elmo-demo: serving {served} at {server.url} ({loaded}; Ctrl-C stops it)")
+            sys.stdout.flush()
+            server.serve(app)
     finally:
         server.socket.close()
     print("elmo-demo: stopped", file=sys.stderr)

@@ -6,6 +6,8 @@ import signal
 import socket
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -68,4 +70,36 @@ def test_the_command_serves_until_ctrl_c(demo_archives):
     finally:
         server.send_signal(signal.SIGINT)
         _, errors = server.communicate(timeout=60)
-    assert server.returncode == 0 and errors.strip().splitlines()[-1] == "elmo-demo: stopped"
+    assert server.returncode == 0 and errors.strip().splitlines()[-1] == STOPPED_LINE.format("SIGINT")
+
+
+STOPPED_LINE = "elmo-demo: stopped by {}; nothing is served any more (start it again to serve)"
+
+
+def test_sigterm_stops_the_demo_with_one_line_and_answers_the_request_in_flight(demo_archives):
+    """`kill PID`: a request in flight is answered, then one line and status 0 (it was a traceback ending
+    in AllenNLP's SigTermReceived)."""
+    command = [sys.executable, "-m", "elmo_tasks", "elmo-demo", f"mine={demo_archives['sst5']}", "--port", "0"]
+    server = subprocess.Popen(
+        [*command, "--no-bilm"],
+        cwd=ROOT,
+        env=dict(os.environ, OMP_NUM_THREADS="1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = server.stdout.readline().split(" at ")[1].split()[0]
+        with ThreadPoolExecutor(1) as pool:
+            in_flight = pool.submit(request, f"{url}api/mine/predict", {"sentence": "A fine film ."})
+            time.sleep(0.05)
+            server.send_signal(signal.SIGTERM)
+            sent = time.monotonic()
+            status, answer = in_flight.result(timeout=60)
+        assert status == 200 and "label" in answer
+        _, errors = server.communicate(timeout=60)
+    finally:
+        server.kill()
+    assert time.monotonic() - sent < 15
+    assert "Traceback" not in errors and errors.strip().splitlines()[-1] == STOPPED_LINE.format("SIGTERM")
+    assert server.returncode == 0

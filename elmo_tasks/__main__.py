@@ -7,21 +7,95 @@ has been chosen, too late for ``elmo-embed`` and the others. This entry point im
 :mod:`elmo_tasks.plugin` first and then runs AllenNLP's own command line, so every command, ours
 and AllenNLP's, works from any directory: ``elmo-tasks elmo-embed IN OUT``,
 ``elmo-tasks train CONFIG -s DIR``. Everything else is AllenNLP's (other plugins load as usual).
+
+Except for the commands that need no AllenNLP (:data:`ALLENNLP_FREE_COMMANDS`): importing AllenNLP
+takes about 14 s of CPU, several times what embedding or scoring a short file takes, so
+``elmo-tasks elmo-embed`` and ``elmo-tasks bilm-perplexity`` parse their arguments with a plain
+argparse parser and call the command's own ``run`` without importing AllenNLP, spaCy (except to
+tokenize) or fairscale. Their parser is built by the same ``add_arguments`` as the AllenNLP
+subcommand's (elmo_tasks/commands/registration.py) and gets the ``--include-package`` option that
+AllenNLP adds to every subcommand, so ``--help``, defaults, errors and exit codes are the same on
+both paths; ``--include-package`` hands the command line to AllenNLP, which imports the packages.
 """
 
+import argparse
+import importlib
 import os
 import sys
+from types import ModuleType
+from typing import Dict, List
+
+from elmo_tasks.cli_options import add_command
+
+#: Our commands that run without AllenNLP, and the module holding each one's ``DESCRIPTION``,
+#: ``SUMMARY``, ``add_arguments`` and ``run`` (the module elmo_tasks/commands/ registers with AllenNLP).
+ALLENNLP_FREE_COMMANDS: Dict[str, str] = {
+    "elmo-embed": "elmo_tasks.bilm.embed",
+    "bilm-perplexity": "elmo_tasks.bilm.perplexity",
+}
 
 
 def main() -> None:
+    launched_as_module = os.path.basename(sys.argv[0]) == "__main__.py"
+    prog = "python -m elmo_tasks" if launched_as_module else "elmo-tasks"
+    arguments = sys.argv[1:]
+    if arguments and arguments[0] in ALLENNLP_FREE_COMMANDS:
+        run_without_allennlp(prog, arguments)
+    else:
+        run_allennlp(prog)
+
+
+def run_allennlp(prog: str) -> None:
+    """AllenNLP's command line on ``sys.argv``, with our plugin's commands registered."""
     # before AllenNLP imports fairscale, whose FutureWarnings users cannot act on
     import elmo_tasks.warnings_filter  # noqa: F401,I001
     from allennlp.commands import main as allennlp_main
 
     import elmo_tasks.plugin  # noqa: F401  (registers our commands before AllenNLP builds its parser)
 
-    launched_as_module = os.path.basename(sys.argv[0]) == "__main__.py"
-    allennlp_main(prog="python -m elmo_tasks" if launched_as_module else "elmo-tasks")
+    allennlp_main(prog=prog)
+
+
+def command_parser(prog: str, name: str) -> argparse.ArgumentParser:
+    """The parser of ``PROG NAME ...`` for a command of :data:`ALLENNLP_FREE_COMMANDS`, built as
+    ``allennlp.commands.parse_args`` builds AllenNLP's (a program parser, the command's subparser made by
+    the same :func:`~elmo_tasks.cli_options.add_command` and ``add_arguments``, AllenNLP's
+    ``--include-package``) with that one command: the same help, the same errors, without AllenNLP."""
+    module = _command_module(name)
+    parser = argparse.ArgumentParser(description="Run AllenNLP", prog=prog)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_allennlp_version()}")
+    subparsers = parser.add_subparsers(title="Commands", metavar="")
+    command = add_command(subparsers, name, module.DESCRIPTION, module.SUMMARY, module.run)
+    module.add_arguments(command)
+    # what parse_args adds to every subcommand whose class requires plugins (ours do)
+    command.add_argument(
+        "--include-package", type=str, action="append", default=[], help="additional packages to include"
+    )
+    return parser
+
+
+def run_without_allennlp(prog: str, arguments: List[str]) -> None:
+    """Parse ``arguments`` (a command of :data:`ALLENNLP_FREE_COMMANDS` and its arguments) and run the
+    command, importing AllenNLP only for ``--include-package``."""
+    args = command_parser(prog, arguments[0]).parse_args(arguments)
+    if args.include_package:  # packages to import, which may register things: AllenNLP's way
+        run_allennlp(prog)
+        return
+    args.func(args)
+
+
+def _allennlp_version() -> str:
+    """AllenNLP's version, as ``allennlp --version`` prints it, read from its installed metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("allennlp")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
+def _command_module(name: str) -> ModuleType:
+    return importlib.import_module(ALLENNLP_FREE_COMMANDS[name])
 
 
 if __name__ == "__main__":

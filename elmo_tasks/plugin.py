@@ -11,11 +11,13 @@ on shared cores.
 
 import elmo_tasks.warnings_filter  # noqa: F401  (first: silences dependency FutureWarnings users cannot act on)
 from elmo_tasks.config_defaults import apply_defaults
+from elmo_tasks.input_errors import install_input_error_lines
 from elmo_tasks.safe_archives import install_safe_extraction
 from elmo_tasks.threads import apply_thread_policy
 
 apply_defaults()
 apply_thread_policy()
 install_safe_extraction()  # AllenNLP extracts model archives unchecked (docs/ARCHIVE_SAFETY.md)
+install_input_error_lines()  # a corrupt file a user hands AllenNLP ends in one line, not a traceback
 
 from elmo_tasks import commands, modules, tasks, tokenization, training  # noqa: E402,F401  (registration is the point)

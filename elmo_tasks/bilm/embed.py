@@ -1,8 +1,9 @@
 """The ``elmo-embed`` command: ELMo vectors for a file of sentences, written to hdf5.
 
 ``allennlp elmo-embed`` (elmo_tasks/commands/elmo_embed.py) registers these arguments with
-AllenNLP; ``python -m elmo_tasks.bilm.embed`` runs the same command without importing AllenNLP,
-which starts several seconds sooner.
+AllenNLP; ``elmo-tasks elmo-embed`` (elmo_tasks/__main__.py) and ``python -m elmo_tasks.bilm.embed``
+run the same command without importing AllenNLP, which starts several seconds sooner. Nothing on
+this path imports AllenNLP; spaCy only for ``--tokenize``.
 
 Order of work, so that nothing is lost or destroyed: the arguments are checked, the input is
 refused if it is the output file, the whole input is checked (every bad line reported at once),
@@ -23,6 +24,7 @@ from elmo_tasks.bilm.sentence_file import (
     refuse_same_file,
 )
 from elmo_tasks.cli_options import add_option, add_thread_options
+from elmo_tasks.stopping import stopped_with_one_line
 from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_workers
 from elmo_tasks.wording import counted
 
@@ -33,6 +35,9 @@ DESCRIPTION = """Embed a file with one sentence per line. The hdf5 output has on
 line, named by its 0-based line number, plus 'sentence_to_index' (json: sentence -> line) and,
 with --skip-empty-lines, 'skipped_empty_lines' (their 0-based line numbers). The output file is
 replaced only when the whole input has been embedded."""
+
+#: The command's line in ``allennlp --help``.
+SUMMARY = "Embed a text file with ELMo (hdf5 output)."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -96,9 +101,12 @@ def _weights(text: str) -> List[float]:
 
 
 def run(args: argparse.Namespace) -> None:
-    """Run the command; errors print one line naming what to fix and exit with status 2."""
+    """Run the command; errors print one line naming what to fix and exit with status 2, and Ctrl-C or
+    SIGTERM one line saying the output was not written (:mod:`elmo_tasks.stopping`)."""
+    outcome = f"{args.output_file} was not written (an earlier file there is unchanged); run the same command again"
     try:
-        _embed(args)
+        with stopped_with_one_line("elmo-embed", outcome):
+            _embed(args)
     except BilmError as err:
         print(f"elmo-embed: error: {err}", file=sys.stderr)
         sys.exit(2)

@@ -11,3 +11,7 @@ class OptionsError(BilmError):
 
 class WeightFileError(BilmError):
     """The hdf5 weight file is missing, corrupt, or disagrees with the options."""
+
+
+class SoftmaxFileError(BilmError):
+    """``softmax.npz`` is missing, truncated or corrupt, or its arrays do not fit together."""

@@ -102,11 +102,19 @@ class BilmOptions:
         path = resolve_bilm_file(path)  # an elmo_tasks: package reference, or a path
         if not os.path.isfile(path):
             raise OptionsError(f"options file not found: {path} (pass the options.json that came with the weights)")
+        expected = "expected the ELMo options.json that came with the weights (copy it again if it was cut short)"
         try:
             with open(path, encoding="utf-8") as handle:
                 data = json.load(handle)
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise OptionsError(f"{path} is not valid JSON ({err}); is it really an ELMo options.json?") from None
+        except json.JSONDecodeError as err:
+            raise OptionsError(
+                f"{path}, line {err.lineno}: not valid JSON ({err.msg}, column {err.colno}); {expected}"
+            ) from None
+        except UnicodeDecodeError:
+            raise OptionsError(f"{path} is not UTF-8 text, so not valid JSON; {expected}") from None
+        if not isinstance(data, dict):
+            kind = {list: "an array", str: "a string", bool: "a boolean"}.get(type(data), "a number or null")
+            raise OptionsError(f"{path} holds {kind} instead of a JSON object; {expected}")
         return cls.from_json_dict(data, source=path)
 
     def save(self, path: str) -> None:

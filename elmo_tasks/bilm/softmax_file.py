@@ -6,12 +6,23 @@ files. Both writers, ``allennlp export-bilm`` and the plain-PyTorch full-softmax
 through here, so the two stay one format.
 """
 
+import os
+import zipfile
+import zlib
 from typing import List, Sequence, Tuple
 
 import numpy as np
 import torch
 
+from elmo_tasks.bilm.errors import SoftmaxFileError
+
 SOFTMAX_FILE = "softmax.npz"
+#: The AllenNLP vocabulary folder written beside it, whose ``lm_targets.txt`` names the softmax's rows.
+VOCABULARY_DIR = "vocabulary"
+_SOFTMAX_EXPECTED = (
+    f"expected the {SOFTMAX_FILE} (arrays weight, bias, tokens) that `allennlp export-bilm` writes beside "
+    "weights.hdf5: copy it again, or export it again"
+)
 
 
 def write_softmax(path: str, weight: torch.Tensor, bias: torch.Tensor, tokens: Sequence[str], dtype: str) -> None:
@@ -26,7 +37,21 @@ def write_softmax(path: str, weight: torch.Tensor, bias: torch.Tensor, tokens: S
 
 
 def read_softmax(path: str) -> Tuple[torch.Tensor, torch.Tensor, List[str]]:
-    """``(weight, bias, tokens)`` of a ``softmax.npz``, as float32 tensors whatever dtype was written."""
-    with np.load(path) as data:
-        weight, bias, tokens = data["weight"], data["bias"], [str(token) for token in data["tokens"]]
+    """``(weight, bias, tokens)`` of a ``softmax.npz``, as float32 tensors whatever dtype was written.
+
+    Raises SoftmaxFileError, naming the file, for a missing, truncated or corrupt file (the zip's
+    checksums catch a damaged copy) or arrays that do not fit together."""
+    if not os.path.isfile(path):
+        raise SoftmaxFileError(f"softmax file not found: {path}; {_SOFTMAX_EXPECTED}")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            weight, bias, tokens = data["weight"], data["bias"], [str(token) for token in data["tokens"]]
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as err:
+        reason = " ".join(f"{type(err).__name__}: {err}".split())
+        raise SoftmaxFileError(f"{path} is not a whole softmax file ({reason}); {_SOFTMAX_EXPECTED}") from None
+    if weight.ndim != 2 or bias.shape != (weight.shape[0],) or len(tokens) != weight.shape[0]:
+        raise SoftmaxFileError(
+            f"{path}: weight of shape {weight.shape}, bias of shape {bias.shape} and {len(tokens)} tokens do not fit "
+            f"together; expected (rows, dim), (rows,) and one token per row: {_SOFTMAX_EXPECTED}"
+        )
     return torch.from_numpy(weight.astype(np.float32)), torch.from_numpy(bias.astype(np.float32)), tokens

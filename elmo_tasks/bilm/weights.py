@@ -7,7 +7,7 @@ bit for bit.
 """
 
 import os
-from typing import Dict, Iterator, Optional, Tuple
+from typing import Any, Dict, Iterator, Optional, Tuple
 
 import numpy as np
 import torch
@@ -18,6 +18,11 @@ from elmo_tasks.bilm.options import BilmOptions
 from elmo_tasks.bilm.references import resolve_bilm_file
 
 _LSTM = "RNN_{d}/RNN/MultiRNNCell/Cell{l}/LSTMCell/"
+
+# Trained biLM weights stay far below this (the shipped biLM's and bilm-tf's test model's stay below 3); a value
+# above it is a flipped exponent bit, which a file without checksums (hdf5's default) shows only this way.
+MAX_PLAUSIBLE_WEIGHT = 1e6
+_WEIGHTS_REMEDY = "copy or download it again, or export it again with `allennlp export-bilm`"
 
 
 def load_bilm(options_file: str, weight_file: Optional[str], stateful: bool = False, dropout: float = 0.0) -> BiLM:
@@ -67,27 +72,53 @@ def read_weight_arrays(path: str, options: BilmOptions, options_source: str = "t
         handle = _open(path, "r")
     except OSError as err:
         raise WeightFileError(
-            f"cannot read {path} as hdf5 ({err}); the file is corrupt or not an ELMo weight file"
+            f"cannot read {path} as hdf5 ({_one_line(err)}); the file is corrupt or not an ELMo weight file: "
+            f"{_WEIGHTS_REMEDY}"
         ) from None
     arrays: Dict[str, np.ndarray] = {}
     with handle:
         for name, shape in _entries(options):
-            if name not in handle:
-                raise WeightFileError(
-                    f"{path} has no dataset '{name}', which {options_source} implies; "
-                    "is this the weight file that belongs to these options?"
-                )
-            found = tuple(handle[name].shape)
-            if found != shape:
-                raise WeightFileError(
-                    f"{path}: dataset '{name}' has shape {found} but {options_source} expects {shape}; "
-                    "the options and the weight file do not belong together"
-                )
             try:
-                arrays[name] = np.asarray(handle[name][...], dtype=np.float32)
-            except OSError as err:
-                raise WeightFileError(f"{path}: cannot read dataset '{name}' ({err}); the file is corrupt") from None
+                arrays[name] = _read_dataset(handle, path, name, shape, options_source)
+            except WeightFileError:
+                raise
+            except (OSError, KeyError, RuntimeError, ValueError, TypeError, AttributeError) as err:
+                # what h5py raises for damaged metadata (a flipped bit in a header, a truncated file)
+                raise WeightFileError(
+                    f"{path}: cannot read dataset '{name}' ({type(err).__name__}: {_one_line(err)}); the file is "
+                    f"corrupt: {_WEIGHTS_REMEDY}"
+                ) from None
     return arrays
+
+
+def _read_dataset(handle: Any, path: str, name: str, shape: Tuple[int, ...], options_source: str) -> np.ndarray:
+    """Dataset ``name`` of the open file as float32, checked: present, of ``shape``, finite and plausible."""
+    if name not in handle:
+        raise WeightFileError(
+            f"{path} has no dataset '{name}', which {options_source} implies; "
+            "is this the weight file that belongs to these options?"
+        )
+    dataset = handle[name]
+    found = tuple(dataset.shape)
+    if found != shape:
+        raise WeightFileError(
+            f"{path}: dataset '{name}' has shape {found} but {options_source} expects {shape}; "
+            "the options and the weight file do not belong together"
+        )
+    array = np.asarray(dataset[...], dtype=np.float32)
+    # max and min are NaN when a value is: no comparison holds then (and no temporary array is made)
+    if array.size and not (array.max() <= MAX_PLAUSIBLE_WEIGHT and array.min() >= -MAX_PLAUSIBLE_WEIGHT):
+        implausible = ~np.isfinite(array) | (np.abs(array) > MAX_PLAUSIBLE_WEIGHT)
+        index = tuple(int(i) for i in np.argwhere(implausible)[0])
+        raise WeightFileError(
+            f"{path}: dataset '{name}' holds {array[index]!r} at {list(index)}; expected finite weights below "
+            f"{MAX_PLAUSIBLE_WEIGHT:g} in size, so the file is corrupt (a damaged copy): {_WEIGHTS_REMEDY}"
+        )
+    return array
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())
 
 
 def load_weights(model: BiLM, path: str, options_source: str = "the options") -> None:

@@ -12,14 +12,14 @@ anything.
 import json
 import os
 import tarfile
+import zlib
 from typing import Dict, Optional
 
 from allennlp.common.checks import ConfigurationError
 from allennlp.models import Model
 
+from elmo_tasks.archive_errors import ARCHIVE_EXPECTED, archive_problem
 from elmo_tasks.safe_archives import UnsafeArchiveError, refuse_unsafe_members
-
-ARCHIVE_EXPECTED = "a model.tar.gz written by `allennlp train` (or its serialization folder)"
 
 # predictor (the task) -> (what the archive holds, the commands that use it; {archive} is its path)
 TASK_COMMANDS: Dict[str, str] = {
@@ -55,6 +55,10 @@ def archive_model_type(archive_file: str) -> Optional[str]:
                 config = json.load(member)
     except UnsafeArchiveError as error:
         raise CommandPathError(str(error)) from None
+    except (EOFError, zlib.error):  # a gzip stream cut short or damaged: say which
+        raise CommandPathError(
+            archive_problem(archive_file) or f"{archive_file} is corrupt; expected {ARCHIVE_EXPECTED}"
+        ) from None
     except (tarfile.TarError, KeyError, OSError, ValueError):  # ValueError: JSON or UTF-8
         kind = "folder" if os.path.isdir(archive_file) else "file"
         raise CommandPathError(
@@ -68,7 +72,8 @@ def archive_model_type(archive_file: str) -> Optional[str]:
     return model_type
 
 
-def _predictor_of(model_type: str) -> Optional[str]:
+def predictor_of(model_type: str) -> Optional[str]:
+    """The default predictor of the registered model type ``model_type`` (None: none, or not registered)."""
     try:
         return getattr(Model.resolve_class_name(model_type)[0], "default_predictor", None)
     except ConfigurationError:  # not a registered model
@@ -77,7 +82,7 @@ def _predictor_of(model_type: str) -> Optional[str]:
 
 def describe_archive(archive_file: str, model_type: str) -> str:
     """What the archive holds, and which commands use it."""
-    predictor = _predictor_of(model_type)
+    predictor = predictor_of(model_type)
     if predictor in TASK_COMMANDS:
         return f"`{model_type}`, {TASK_COMMANDS[predictor].format(archive=archive_file)}"
     if model_type == "bilm_language_model":
@@ -88,7 +93,7 @@ def describe_archive(archive_file: str, model_type: str) -> str:
 def check_archive_task(archive_file: str, command: str, wanted_predictor: str) -> None:
     """Raises CommandPathError unless ``archive_file`` is an archive of the task of ``wanted_predictor``."""
     model_type = archive_model_type(archive_file)
-    if model_type is None or _predictor_of(model_type) == wanted_predictor:
+    if model_type is None or predictor_of(model_type) == wanted_predictor:
         return
     wanted = TASK_COMMANDS[wanted_predictor].split(":")[0]
     raise CommandPathError(

@@ -23,8 +23,8 @@ from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
 from allennlp.common.tqdm import Tqdm
 from allennlp.data import DatasetReader
-from allennlp.models.archival import load_archive
 
+from elmo_tasks.archive_errors import ArchiveFileError, load_model_archive
 from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.coref_score import report, score_files
@@ -56,7 +56,7 @@ def predict_file(
     archive_file: str, input_file: str, output_file: str, cuda_device: int = -1, overrides: str = ""
 ) -> Tuple[int, int]:
     """Writes OUTPUT; returns (documents, crossing same-cluster mention pairs)."""
-    archive = load_archive(archive_file, cuda_device=cuda_device, overrides=overrides)
+    archive = load_model_archive(archive_file, cuda_device=cuda_device, overrides=overrides)
     model = archive.model.eval()
     reader_params = archive.config.get("validation_dataset_reader", None) or archive.config["dataset_reader"]
     reader_config = reader_params.duplicate().as_dict()
@@ -110,7 +110,7 @@ def _run(args: argparse.Namespace) -> None:
             args.archive_file, args.input_file, args.output_file, args.cuda_device, args.overrides
         )
         scores = score_files(args.input_file, args.output_file)
-    except (DataFileError, ResponseRejected, ConfigurationError, InputTooLong, OSError) as error:
+    except (ArchiveFileError, DataFileError, ResponseRejected, ConfigurationError, InputTooLong, OSError) as error:
         _fail(str(error))
     lines = report(scores)
     print("\n".join(lines[:-1]))

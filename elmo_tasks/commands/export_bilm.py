@@ -3,6 +3,7 @@
 import argparse
 import os
 
+from elmo_tasks.archive_errors import ArchiveFileError, load_model_archive
 from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, archive_model_type, check_output_folder
 from elmo_tasks.commands.registration import register_command
@@ -31,7 +32,6 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _export_from_args(args: argparse.Namespace) -> None:
     from allennlp.common.checks import ConfigurationError
-    from allennlp.models.archival import load_archive
 
     from elmo_tasks.tasks.lm.export import export_model
 
@@ -45,7 +45,10 @@ def _export_from_args(args: argparse.Namespace) -> None:
             )
     except CommandPathError as error:
         _fail(str(error))
-    archive = load_archive(args.archive_file, cuda_device=args.cuda_device, weights_file=args.weights_file)
+    try:
+        archive = load_model_archive(args.archive_file, cuda_device=args.cuda_device, weights_file=args.weights_file)
+    except ArchiveFileError as error:
+        _fail(str(error))
     try:
         directory = export_model(archive.model, args.output_dir, "float16" if args.float16 else "float32")
     except ConfigurationError as error:  # no biLM in the model

@@ -14,9 +14,9 @@ from typing import Dict, List, Tuple
 
 from allennlp.common import Tqdm
 from allennlp.data import Instance
-from allennlp.models.archival import load_archive
 from allennlp.predictors import Predictor
 
+from elmo_tasks.archive_errors import ArchiveFileError, load_model_archive
 from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.registration import register_command
@@ -67,7 +67,10 @@ def _run(args: argparse.Namespace) -> None:
         gold = gold_answers(args.dataset_file)
     except (DataFileError, DataPathError, OSError) as error:
         _fail(str(error))
-    archive = load_archive(args.archive_file, cuda_device=args.cuda_device, overrides=args.overrides)
+    try:
+        archive = load_model_archive(args.archive_file, cuda_device=args.cuda_device, overrides=args.overrides)
+    except ArchiveFileError as error:
+        _fail(str(error))
     predictor = Predictor.from_archive(archive, PREDICTOR)
     assert isinstance(predictor, SquadQaPredictor)  # the class registered as PREDICTOR
     instances = list(predictor._dataset_reader.read(args.dataset_file))

@@ -6,8 +6,8 @@ import sys
 import time
 
 from allennlp.common.tqdm import Tqdm
-from allennlp.models.archival import load_archive
 
+from elmo_tasks.archive_errors import ArchiveFileError, load_model_archive
 from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.registration import register_command
@@ -54,7 +54,10 @@ def _run(args: argparse.Namespace) -> None:
     except CommandPathError as error:
         _fail(str(error))
     started = time.time()
-    archive = load_archive(args.archive_file, cuda_device=args.cuda_device)
+    try:
+        archive = load_model_archive(args.archive_file, cuda_device=args.cuda_device)
+    except ArchiveFileError as error:
+        _fail(str(error))
     model = archive.model
     model.eval()
     reader = archive.validation_dataset_reader

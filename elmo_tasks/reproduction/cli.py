@@ -48,7 +48,7 @@ from elmo_tasks.reproduction import diagnose
 from elmo_tasks.reproduction.commands import RunFailed, env_paths_from_caller, say
 from elmo_tasks.reproduction.plan import Job, Plan
 from elmo_tasks.reproduction.progress import Progress
-from elmo_tasks.reproduction.records import Record, load_records
+from elmo_tasks.reproduction.records import Record, RecordError, load_records
 from elmo_tasks.reproduction.report import write_report
 from elmo_tasks.reproduction.report_values import metrics_line
 from elmo_tasks.reproduction.runner import run_one
@@ -198,7 +198,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     plan = Plan(args)
     jobs = plan.jobs(tasks)
     failures = [] if args.report_only else run_jobs(plan, jobs)
-    records = load_records(plan.records_dir)
+    try:
+        records = load_records(plan.records_dir)
+    except RecordError as error:  # the report needs every record: one line, as argparse ends a bad command line
+        print(f"reproduce.py: error: {error}", file=sys.stderr)
+        return 2
     mark_outdated(plan, records)
     records = current_where_rerun(records)
     write_report(records, plan.results, budget=args.budget)

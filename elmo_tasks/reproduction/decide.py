@@ -18,6 +18,7 @@ from elmo_tasks.reproduction.records import (
     Record,
     finished_run_record,
     kept_record,
+    read_record,
     same_settings,
     twin_record,
 )
@@ -118,7 +119,7 @@ def _stopped_as_the_raised_rule_would(plan: Plan, job: Job, settings: Dict[str, 
         record_file = plan.records_dir / job.task / job.variant / f"{paths.run_dir.name}.json"
     if not record_file.exists():
         return None
-    record = json.loads(record_file.read_text())
+    record = read_record(record_file)
     if record.get("record_version") != RECORD_VERSION or "trained_as" in record:
         return None
     old_rule = reused_rule(record, settings)

@@ -3,9 +3,10 @@ run is trained by one process at a time. What several runs read (word vectors, a
 once under :func:`elmo_tasks.build_lock.build_lock`."""
 
 import contextlib
+import fcntl
 import os
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Optional
 
 from elmo_tasks.reproduction.commands import RunFailed
 
@@ -19,27 +20,45 @@ def run_lock(lock: Path) -> Iterator[None]:
     try:
         yield
     finally:
-        lock.unlink(missing_ok=True)
+        with _claiming(lock):
+            if _owner(lock) == os.getpid():
+                lock.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _claiming(lock: Path) -> Iterator[None]:
+    """One process at a time reads, takes over or frees ``lock``: without it, two processes that find a
+    dead process's lock both remove it and each writes its own (or one removes the other's fresh lock), and
+    both train the run. The kernel's lock (flock) on a file beside it, held for microseconds, goes with
+    its process; that file is never removed (removing it would let two processes lock two files)."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock.parent / f".{lock.name}.claim", "a", encoding="utf-8") as guard:
+        fcntl.flock(guard, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(guard, fcntl.LOCK_UN)
 
 
 def _claim(lock: Path) -> None:
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    while True:
-        try:
-            with open(lock, "x", encoding="utf-8") as handle:
-                handle.write(str(os.getpid()))
-            return
-        except FileExistsError:
-            try:
-                owner = int(lock.read_text(encoding="utf-8").strip() or 0)
-            except (OSError, ValueError):
-                owner = 0
-            if owner and owner != os.getpid() and _process_alive(owner):
-                raise RunFailed(
-                    f"process {owner} is training this run (lock file {lock}); run this command again when it has "
-                    "finished, and the finished run is reused"
-                ) from None
-            lock.unlink(missing_ok=True)
+    with _claiming(lock):
+        owner = _owner(lock)
+        if owner is not None and owner != os.getpid() and _process_alive(owner):
+            raise RunFailed(
+                f"process {owner} is training this run (lock file {lock}); run this command again when it has "
+                "finished, and the finished run is reused"
+            )
+        partial = lock.parent / f".{lock.name}.{os.getpid()}.partial"
+        partial.write_text(str(os.getpid()), encoding="utf-8")
+        os.replace(partial, lock)  # whole: a reader never finds the lock empty
+
+
+def _owner(lock: Path) -> Optional[int]:
+    """The process id the lock file names; None when there is no lock file or it names none."""
+    try:
+        return int(lock.read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        return None
 
 
 def _process_alive(pid: int) -> bool:

@@ -7,7 +7,7 @@ A record is a JSON object, ``record.json`` in its run directory and a copy under
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from elmo_tasks.reproduction.commands import RunFailed
 from elmo_tasks.reproduction.tasks import TASKS
@@ -24,8 +24,80 @@ def same_settings(previous: Dict[str, Any], settings: Dict[str, Any]) -> bool:
     return all(previous.get(key, _MISSING) == value for key, value in settings.items())
 
 
+# The fields the harness and the report read from every record of RECORD_VERSION, with their JSON types.
+RECORD_FIELDS: Dict[str, Tuple[type, ...]] = {
+    "record_version": (int,),
+    "task": (str,),
+    "variant": (str,),
+    "seed_index": (int,),
+    "run_name": (str,),
+    "metric": (str,),
+    "value": (int, float),
+    "test_metrics": (dict,),
+    "validation_curve": (list,),
+    "layer_weights": (dict,),
+    "best_epoch": (int, type(None)),
+}
+_JSON_TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number"}
+_RECORD_EXPECTED = "expected a run record written by scripts/reproduce.py"
+_RECORD_REMEDY = "restore it (`git checkout -- FILE` for a committed record) or delete it to run that run again"
+
+
+class RecordError(RunFailed):
+    """A run record that cannot be read: not JSON, cut short, or without a field the harness reads; the
+    message names the file (and line) and what to do. A subclass of RunFailed: the run it belongs to
+    fails and the others go on."""
+
+
 def _read(path: Path) -> Record:
     return json.loads(path.read_text())
+
+
+def read_record(path: Path, every_field: bool = False) -> Record:
+    """The record in ``path``, checked: a JSON object, with every field of RECORD_FIELDS of its type if it is
+    of RECORD_VERSION or ``every_field`` (the report reads them all; a reuse check reads only the version
+    of an older record). Raises RecordError naming the file and what is wrong."""
+    try:
+        record = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise RecordError(f"{path} is not UTF-8 text; {_RECORD_EXPECTED}: {_RECORD_REMEDY}") from None
+    except json.JSONDecodeError as error:
+        at_the_end = error.pos >= len(error.doc.rstrip()) or error.msg.startswith("Unterminated string")
+        cut = " (the file ends too early: cut short?)" if at_the_end else ""
+        raise RecordError(
+            f"{path}, line {error.lineno}: not valid JSON ({error.msg}, column {error.colno}){cut}; "
+            f"{_RECORD_EXPECTED}: {_RECORD_REMEDY}"
+        ) from None
+    if not isinstance(record, dict):
+        raise RecordError(
+            f"{path} holds {_json_type(record)} instead of a JSON object; {_RECORD_EXPECTED}: {_RECORD_REMEDY}"
+        )
+    if record.get("record_version") != RECORD_VERSION and not every_field:
+        return record
+    for field, types in RECORD_FIELDS.items():
+        if field not in record:
+            raise RecordError(
+                f"{path} has no field {field!r}; {_RECORD_EXPECTED} (version {RECORD_VERSION}): {_RECORD_REMEDY}"
+            )
+        value = record[field]
+        if isinstance(value, bool) or not isinstance(value, types):
+            wanted = " or ".join(dict.fromkeys(_JSON_TYPE_NAMES.get(t, "null") for t in types))
+            raise RecordError(
+                f"{path}: field {field!r} is {_json_type(value)}; expected {wanted}, as in a run record written by "
+                f"scripts/reproduce.py: {_RECORD_REMEDY}"
+            )
+    if record["task"] not in TASKS:
+        raise RecordError(f"{path}: task {record['task']!r} is none of {', '.join(TASKS)}; {_RECORD_REMEDY}")
+    return record
+
+
+def _json_type(value: Any) -> str:
+    """``value``'s JSON type, with an article: "an object", "a string", "null", "true"."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
 
 
 def finished_run_record(run_dir: Path, settings: Dict[str, Any]) -> Optional[Record]:
@@ -33,7 +105,7 @@ def finished_run_record(run_dir: Path, settings: Dict[str, Any]) -> Optional[Rec
     record_file = run_dir / "record.json"
     if not (record_file.exists() and (run_dir / "test_metrics.json").exists()):
         return None
-    record = _read(record_file)
+    record = read_record(record_file)
     return record if same_settings(record, settings) else None
 
 
@@ -46,7 +118,7 @@ def kept_record(records_dir: Path, task: str, variant: str, name: str, settings:
     record_file = records_dir / task / variant / f"{name}.json"
     if not record_file.exists():
         return None
-    record = _read(record_file)
+    record = read_record(record_file)
     return record if record.get("record_version") == RECORD_VERSION and same_settings(record, settings) else None
 
 
@@ -55,7 +127,7 @@ def twin_record(records_dir: Path, task: str, variant: str, name: str, settings:
     that trained the very model ``settings`` ask for: e.g. an analysis variant whose overrides the config
     file has since adopted, or one whose overrides equal the config. Reusing it saves a whole training."""
     for record_file in sorted((records_dir / task).glob(f"*/{name}.json")):
-        record = _read(record_file)
+        record = read_record(record_file)
         if record.get("record_version") != RECORD_VERSION:
             continue
         if record["variant"] == variant and "trained_as" not in record:
@@ -147,9 +219,10 @@ def save_run_record(record: Record, run_dir: Path, records_dir: Path, budget: st
 
 
 def load_records(records_dir: Path) -> List[Record]:
-    """Every ``<task>/<variant>/<run>.json`` under ``records_dir``, in a stable order."""
+    """Every ``<task>/<variant>/<run>.json`` under ``records_dir``, in a stable order; RecordError for the
+    first that cannot be read or lacks a field the report reads."""
     if not records_dir.exists():
         return []
-    records = [_read(path) for path in sorted(records_dir.glob("*/*/*.json"))]
+    records = [read_record(path, every_field=True) for path in sorted(records_dir.glob("*/*/*.json"))]
     order = list(TASKS)
     return sorted(records, key=lambda r: (order.index(r["task"]), r["variant"], r.get("split") or "", r["seed_index"]))

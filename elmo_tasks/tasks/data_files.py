@@ -22,12 +22,10 @@ from typing import Iterator, Optional
 
 from allennlp.common.file_utils import open_compressed
 
+from elmo_tasks.data_file_error import DataFileError  # defined there so that AllenNLP-free code raises it too
+
 # What Python's "surrogateescape" error handler makes of bytes that are not UTF-8.
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
-
-
-class DataFileError(ValueError):
-    """A data file that cannot be read; the message names the file and line, and what was expected."""
 
 
 def first_bad_byte(line: str) -> Optional[int]:

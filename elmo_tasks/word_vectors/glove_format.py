@@ -21,6 +21,10 @@ line whose word holds spaces (the published 840B-token GloVe file has a few, suc
 counted and reported, not refused: AllenNLP skips those lines, which costs nothing unless such a
 "word" is in the vocabulary. A line is taken for one of those when its last values are numbers and
 some field between the first and those values is not; more numbers than expected are an error.
+
+A word on two lines is listed too (``repeated_words``), or refused with ``unique_words=True``:
+AllenNLP keeps the vector of the word's last line (and counts both in the mean and spread of the
+random vectors). The published 840B-token file repeats a few words, so listing is the default.
 """
 
 import bz2
@@ -55,13 +59,15 @@ COMPRESSED: Dict[str, Callable[..., IO[str]]] = {
 @dataclasses.dataclass
 class GloveFileSummary:
     """What :func:`check_glove_file` found: the vectors' dimension and count (``vectors``), whether a header line
-    came first, and the (1-based) lines of words holding spaces, which AllenNLP's reader skips."""
+    came first, the (1-based) lines of words holding spaces, which AllenNLP's reader skips, and the words
+    given again: ``(line, line of the word's first vector)``."""
 
     path: Path
     dim: int
     vectors: int
     header: bool = False
     words_with_spaces: List[int] = dataclasses.field(default_factory=list)
+    repeated_words: List[Tuple[int, int]] = dataclasses.field(default_factory=list)
 
 
 def write_glove_file(
@@ -94,12 +100,23 @@ def write_glove_file(
             handle.write(f"{word} {row_format % tuple(row.tolist())}\n")
 
 
-def check_glove_file(path: Path, dim: Optional[int] = None) -> GloveFileSummary:
+def check_glove_file(path: Path, dim: Optional[int] = None, unique_words: bool = False) -> GloveFileSummary:
     """Reads every line of a GloVe-format file and raises GloveFormatError at the first one AllenNLP would
-    misread or fail on; ``dim``: the dimension the vectors must have (default: the first vector's)."""
+    misread or fail on; ``dim``: the dimension the vectors must have (default: the first vector's);
+    ``unique_words``: a word given again is an error too (else it is listed in ``repeated_words``).
+    Holds every word in memory, with its line number."""
     summary = GloveFileSummary(Path(path), dim or 0, 0)
-    for _ in _vectors(summary, dim):
-        pass
+    first_lines: Dict[str, int] = {}
+    for line_number, word, _ in _vectors(summary, dim):
+        first = first_lines.setdefault(word, line_number)
+        if first == line_number:
+            continue
+        if unique_words:
+            raise GloveFormatError(
+                f"{summary.path}, line {line_number}: {word!r} repeats the word of line {first}; expected each word "
+                "once (AllenNLP would keep this line's vector and drop the other): delete one of the two lines"
+            )
+        summary.repeated_words.append((line_number, first))
     return summary
 
 
@@ -108,14 +125,14 @@ def read_glove_file(path: Path, dim: Optional[int] = None) -> Tuple[List[str], n
     :func:`check_glove_file` does; lines of words holding spaces are left out, as AllenNLP leaves them out."""
     summary = GloveFileSummary(Path(path), dim or 0, 0)
     words, rows = [], []
-    for word, vector in _vectors(summary, dim):
+    for _, word, vector in _vectors(summary, dim):
         words.append(word)
         rows.append(vector)
     return words, numpy.stack(rows)  # _vectors raised if there were none
 
 
-def _vectors(summary: GloveFileSummary, dim: Optional[int]) -> Iterator[Tuple[str, numpy.ndarray]]:
-    """Each (word, float32 vector) of ``summary.path``, checked; fills in ``summary`` as it goes."""
+def _vectors(summary: GloveFileSummary, dim: Optional[int]) -> Iterator[Tuple[int, str, numpy.ndarray]]:
+    """Each (line number, word, float32 vector) of ``summary.path``, checked; fills in ``summary`` as it goes."""
     path = summary.path
     expected_from = "the dimension asked for" if dim else ""
     with _open_for_reading(path) as handle:
@@ -161,7 +178,7 @@ def _vectors(summary: GloveFileSummary, dim: Optional[int]) -> Iterator[Tuple[st
                 )
             vector = _numbers(values, word, where)
             summary.vectors += 1
-            yield word, vector
+            yield line_number, word, vector
     if summary.vectors == 0:
         raise GloveFormatError(f"{path} holds no word vectors; expected lines of {LINE_EXPECTED}")
 

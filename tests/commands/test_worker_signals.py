@@ -131,3 +131,20 @@ def test_a_signal_to_the_parent_stops_it_and_its_workers_within_seconds(signum):
         process.kill()
     assert time.monotonic() - sent < 10
     assert process.returncode == 130 and out.strip() == "stopped 0", err[-2000:]
+
+
+@pytest.mark.slow
+def test_the_real_commands_at_their_defaults_never_hang():
+    """`benchmarks/hang_check.py`: fresh processes of every entry point at the default worker count,
+    no thread settings, beside a busy process; a run that does not end in time counts as hung."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "hang_check.py"), "--runs", "3", "--busy", "--timeout", "240"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    summaries = [line for line in done.stdout.splitlines() if " runs, " in line]
+    assert len(summaries) == 5, done.stdout + done.stderr[-2000:]  # 2 commands x 2 entry points + python -m
+    assert all(line.split(": ", 1)[1].startswith("3 runs, 0 hung, 0 failed") for line in summaries), done.stdout
+    assert done.returncode == 0

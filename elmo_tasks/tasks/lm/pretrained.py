@@ -15,13 +15,12 @@ from allennlp.data import Vocabulary
 
 from elmo_tasks.bilm import BiLM, BilmOptions, export_bilm
 from elmo_tasks.bilm.references import resolve_bilm_file
-from elmo_tasks.bilm.softmax_file import SOFTMAX_FILE, read_softmax, write_softmax
+from elmo_tasks.bilm.softmax_file import SOFTMAX_FILE, VOCABULARY_DIR, read_softmax, write_softmax
 from elmo_tasks.tasks.lm.softmax import LmSoftmax
 
 logger = logging.getLogger(__name__)
 
 WEIGHTS_FILE = "weights.hdf5"
-VOCABULARY_DIR = "vocabulary"
 
 
 def options_differences(ours: BilmOptions, theirs: BilmOptions) -> List[str]:

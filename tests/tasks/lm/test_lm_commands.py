@@ -120,8 +120,26 @@ def test_a_vocabulary_that_does_not_match_the_softmax_is_refused(trained, tmp_pa
     assert code == 2 and "differs from the tokens stored in" in err and "at row 6" in err, err
 
 
+def test_a_softmax_cut_short_and_a_vocabulary_not_in_utf8_are_one_line_each(trained, tmp_path, capsys, monkeypatch):
+    whole = (trained / "elmo" / "softmax.npz").read_bytes()
+    (tmp_path / "softmax.npz").write_bytes(whole[: len(whole) // 2])
+    arguments = ["--softmax-file", tmp_path / "softmax.npz", "--vocab-file", trained / "elmo" / "vocabulary"]
+    code, _, err = _perplexity(capsys, monkeypatch, trained / "elmo", *arguments)
+    assert code == 2 and err.startswith(f"bilm-perplexity: error: {tmp_path / 'softmax.npz'} is not a whole softmax")
+    assert len(err.strip().splitlines()) == 1 and "BadZipFile" in err, err
+
+    vocab = tmp_path / "vocabulary"
+    shutil.copytree(trained / "elmo" / "vocabulary", vocab)
+    lines = (vocab / "lm_targets.txt").read_bytes().split(b"\n")
+    lines[3] = b"caf\xe9"  # Latin-1, not UTF-8
+    (vocab / "lm_targets.txt").write_bytes(b"\n".join(lines))
+    code, _, err = _perplexity(capsys, monkeypatch, trained / "elmo", "--vocab-file", vocab)
+    assert code == 2 and f"{vocab / 'lm_targets.txt'}, line 4: bytes that are not UTF-8" in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_shipped_folder_without_softmax_says_what_to_pass(tmp_path, capsys, monkeypatch):
-    from elmo_tasks.commands import bilm_perplexity
+    from elmo_tasks.bilm import perplexity as bilm_perplexity  # the command's run; AllenNLP's registers it
     from elmo_tasks.pretrained import SMALL_BILM_DIR
 
     shipped = tmp_path / "bilm_small"

@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 ENTRY_POINTS = ("allennlp", "elmo-tasks", "python-m")
+COMMANDS = ("elmo-embed", "bilm-perplexity")
 WORDS = "the cat sat on a mat while dogs ran past quickly and birds sang over green hills".split()
 
 
@@ -79,6 +80,7 @@ def main() -> int:
     parser.add_argument(
         "--entry-points", nargs="+", choices=ENTRY_POINTS, default=list(ENTRY_POINTS), help="which to run"
     )
+    parser.add_argument("--commands", nargs="+", choices=COMMANDS, default=list(COMMANDS), help="which commands to run")
     args = parser.parse_args()
     busy = _busy_process() if args.busy else None
     failures = 0
@@ -91,6 +93,8 @@ def main() -> int:
             for entry_point in args.entry_points:
                 cwd = ROOT if entry_point == "allennlp" else work
                 for name, command in _commands(entry_point, text, work / "out.hdf5").items():
+                    if name not in args.commands:
+                        continue
                     outcomes: Dict[str, int] = {"ok": 0, "hung": 0, "failed": 0}
                     seconds: List[float] = []
                     for _ in range(args.runs):

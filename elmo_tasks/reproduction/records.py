@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from elmo_tasks.reproduction.commands import RunFailed
 from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.whole_file import WholeFile
 
 Record = Dict[str, Any]
 RECORD_VERSION = 2
@@ -203,18 +204,26 @@ def build_record(
     }
 
 
+def write_whole(path: Path, text: str) -> None:
+    """Writes ``text`` to ``path`` under a temporary name and renames it into place: another harness
+    process reading the file meanwhile (several may share a runs directory), or a killed writer, finds
+    the old content or the whole new one, never a record cut short."""
+    with WholeFile(path) as partial:
+        partial.write_text(text, encoding="utf-8")
+
+
 def save_record(record: Record, records_dir: Path) -> Record:
     """Writes the record into the records directory."""
     copy = records_dir / record["task"] / record["variant"] / f"{record['run_name']}.json"
     copy.parent.mkdir(parents=True, exist_ok=True)
-    copy.write_text(json.dumps(record, indent=2) + "\n")
+    write_whole(copy, json.dumps(record, indent=2) + "\n")
     return record
 
 
 def save_run_record(record: Record, run_dir: Path, records_dir: Path, budget: str) -> Record:
     """Writes the record, with its budget, into the run directory and into the records directory."""
     record = {**record, "budget": budget}
-    (run_dir / "record.json").write_text(json.dumps(record, indent=2))
+    write_whole(run_dir / "record.json", json.dumps(record, indent=2))
     return save_record(record, records_dir)
 
 

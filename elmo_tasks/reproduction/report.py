@@ -12,7 +12,7 @@ says that they check the code, not the tasks.
 from pathlib import Path
 from typing import List, Optional
 
-from elmo_tasks.reproduction.records import Record
+from elmo_tasks.reproduction.records import Record, write_whole
 from elmo_tasks.reproduction.report_meaning import what_the_numbers_mean
 from elmo_tasks.reproduction.report_sections import plots, task_section
 from elmo_tasks.reproduction.report_tables import analysis_table, diagnosis_heading, diagnosis_notes, table_1
@@ -115,4 +115,4 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
     for task in TASKS:
         lines += task_section(task, records, records_link, budget)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
+    write_whole(path, "\n".join(lines).rstrip("\n") + "\n")  # two harness processes may end at once

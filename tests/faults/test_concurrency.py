@@ -81,7 +81,7 @@ def embedded_alone(tmp_path_factory) -> Tuple[Dict[str, Path], Dict[str, Dict[st
 
 
 # the race three times; the first in the fast suite, all three in `make test-all`
-@pytest.mark.parametrize("attempt", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("attempt", [0, *(pytest.param(attempt, marks=pytest.mark.slow) for attempt in (1, 2))])
 def test_two_elmo_embed_runs_into_one_output_leave_one_whole_output(embedded_alone, tmp_path, attempt):
     """Each run writes a private temporary file and renames it onto OUT when complete: both succeed, and
     OUT is the whole output of whichever renamed last, never a mix or a truncated file."""

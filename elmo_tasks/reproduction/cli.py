@@ -205,7 +205,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     mark_outdated(plan, records)
     records = current_where_rerun(records)
-    write_report(records, plan.results, budget=args.budget)
+    try:
+        write_report(records, plan.results, budget=args.budget)
+    except RunFailed as error:  # the report cannot be written (a full disk, a read-only folder): one line
+        print(f"reproduce.py: error: {error}", file=sys.stderr)
+        return 2
     asked = "report only" if args.report_only else f"{counted(len(jobs), 'run')} asked, {len(failures)} failed"
     print(f"reproduce: {asked}; {counted(len(records), 'record')} -> {plan.results}")
     for failure in failures:

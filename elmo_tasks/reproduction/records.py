@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from elmo_tasks.reproduction.commands import RunFailed
 from elmo_tasks.reproduction.tasks import TASKS
-from elmo_tasks.whole_file import WholeFile
+from elmo_tasks.whole_file import WholeFile, write_failure
 
 Record = Dict[str, Any]
 RECORD_VERSION = 2
@@ -208,8 +208,11 @@ def write_whole(path: Path, text: str) -> None:
     """Writes ``text`` to ``path`` under a temporary name and renames it into place: another harness
     process reading the file meanwhile (several may share a runs directory), or a killed writer, finds
     the old content or the whole new one, never a record cut short."""
-    with WholeFile(path) as partial:
-        partial.write_text(text, encoding="utf-8")
+    try:
+        with WholeFile(path) as partial:
+            partial.write_text(text, encoding="utf-8")
+    except OSError as error:  # a full disk, a read-only folder: the run fails with one line, the old file stays
+        raise RunFailed(write_failure(path, error.errno or 0) + f" ({path} is unchanged)") from None
 
 
 def save_record(record: Record, records_dir: Path) -> Record:

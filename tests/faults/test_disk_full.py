@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 from tests.faults.mounts import small_filesystem
 
@@ -59,3 +61,22 @@ def test_elmo_embed_into_a_read_only_folder_says_so_before_any_work(tmp_path):
         f"elmo-embed: error: cannot write {disk / 'out.hdf5'}: Read-only file system (EROFS); that file system is "
         f"read-only: write to another folder ({disk / 'out.hdf5'} keeps its earlier content)"
     ]
+
+
+def test_a_run_record_on_a_full_or_read_only_disk_fails_its_run_with_one_line(tmp_path):
+    from elmo_tasks.reproduction.commands import RunFailed
+    from elmo_tasks.reproduction.records import write_whole
+
+    record = '{"value": 1.0}\n' * 20000  # 300 KB, more than the disk holds
+    with small_filesystem(tmp_path / "full", kilobytes=64, files={"r.json": b"old"}) as disk:
+        with pytest.raises(RunFailed) as failed:
+            write_whole(disk / "r.json", record)
+        assert (disk / "r.json").read_bytes() == b"old" and os.listdir(disk) == ["r.json"]
+    assert str(failed.value) == (
+        f"cannot write {disk / 'r.json'}: No space left on device (ENOSPC); free some space there or write to "
+        f"another folder ({disk / 'r.json'} is unchanged)"
+    )
+    with small_filesystem(tmp_path / "ro", kilobytes=64, read_only=True, files={"r.json": b"old"}) as disk:
+        with pytest.raises(RunFailed, match=r"r\.json: Read-only file system \(EROFS\)"):
+            write_whole(disk / "r.json", "{}\n")
+        assert (disk / "r.json").read_bytes() == b"old"

@@ -25,9 +25,11 @@ worker's error, Ctrl-C, SIGTERM, a consumer that stops early) terminates them.
 
 import multiprocessing
 import signal
+import threading
 from collections import deque
 from contextlib import contextmanager
-from typing import Any, Callable, Deque, Iterable, Iterator, Optional, TypeVar
+from multiprocessing.process import BaseProcess
+from typing import Any, Callable, Deque, Iterable, Iterator, List, Optional, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -41,6 +43,8 @@ def forking_available() -> bool:
 
 
 _STOPPING_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+# how long an interrupted run waits for its pool to stop before killing the workers
+TERMINATE_WAIT_SECONDS = 5.0
 
 
 def _start_worker() -> None:
@@ -84,8 +88,10 @@ def ordered_map(
     global _batch_function
     _batch_function = function  # the forked workers inherit it
     try:
+        children_before = set(multiprocessing.active_children())
         with _stopping_signals_blocked():
             pool = multiprocessing.get_context("fork").Pool(workers, initializer=_start_worker)
+        pool_workers = [child for child in multiprocessing.active_children() if child not in children_before]
         finished = False
         try:
             pending: Deque[Any] = deque()
@@ -99,8 +105,26 @@ def ordered_map(
         finally:
             if finished:
                 pool.close()
+                pool.join()
             else:
-                pool.terminate()
-            pool.join()
+                _terminate_without_waiting_forever(pool, pool_workers)
     finally:
         _batch_function = None
+
+
+def _terminate_without_waiting_forever(pool: Any, pool_workers: List[BaseProcess]) -> None:
+    """``pool.terminate()``, waiting at most ``TERMINATE_WAIT_SECONDS`` for it.
+
+    A Ctrl-C raises KeyboardInterrupt wherever this thread happens to be, also inside the pool's own
+    locking while it waits for a result; ``terminate()`` can then wait forever for a lock that will
+    never be released (seen about once in a few dozen interrupted runs on a loaded machine). Past the
+    wait, the workers are killed and the pool's threads (daemons) are left to the interpreter's exit,
+    so an interrupted command still ends within seconds.
+    """
+    stopper = threading.Thread(target=pool.terminate, name="elmo-tasks-pool-stopper", daemon=True)
+    stopper.start()
+    stopper.join(TERMINATE_WAIT_SECONDS)
+    if stopper.is_alive():
+        for worker in pool_workers:
+            worker.kill()
+            worker.join(TERMINATE_WAIT_SECONDS)

@@ -115,11 +115,11 @@ def ordered_map(
 def _terminate_without_waiting_forever(pool: Any, pool_workers: List[BaseProcess]) -> None:
     """``pool.terminate()``, waiting at most ``TERMINATE_WAIT_SECONDS`` for it.
 
-    A Ctrl-C raises KeyboardInterrupt wherever this thread happens to be, also inside the pool's own
-    locking while it waits for a result; ``terminate()`` can then wait forever for a lock that will
-    never be released (seen about once in a few dozen interrupted runs on a loaded machine). Past the
-    wait, the workers are killed and the pool's threads (daemons) are left to the interpreter's exit,
-    so an interrupted command still ends within seconds.
+    A Ctrl-C raises KeyboardInterrupt wherever this thread happens to be, possibly inside the locking
+    of the pool's result objects while it waits for one; ``terminate()`` joins the pool's threads,
+    which could then wait for a lock that is never released. A guard, not a fix for a case seen: past
+    the wait, the workers are killed and the pool's threads (daemons) are left to the interpreter's
+    exit, so an interrupted command still ends within seconds.
     """
     stopper = threading.Thread(target=pool.terminate, name="elmo-tasks-pool-stopper", daemon=True)
     stopper.start()

@@ -99,6 +99,8 @@ _STOPPED_BY_A_SIGNAL = textwrap.dedent(
         return number
 
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM raises, as under allennlp
+    # Ctrl-C raises too, even where this test runs in a background job (which starts with SIGINT ignored)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         for number in ordered_map(slow, range(100000), workers=2):
             if number == 3:

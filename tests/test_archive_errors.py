@@ -19,6 +19,7 @@ import pytest
 from allennlp.models.archival import load_archive
 
 from elmo_tasks.archive_errors import ArchiveFileError, archive_problem, load_model_archive
+from tests.commands.test_command_paths import _fails
 from tests.conftest import FIXTURES_ROOT, OPTIONS_FILE, WEIGHT_FILE, run_allennlp, untrained_archive
 from tests.uncaught_errors import uncaught_error_line
 
@@ -320,16 +321,6 @@ def test_allennlp_predict_names_an_archive_its_predictor_cannot_serve(sound, lan
 
 
 # --- through our commands -------------------------------------------------------------------------------
-
-
-def _fails(capsys, *args: str) -> str:
-    """Runs one of our commands in this process: exit status 2, one error line, no traceback; the line."""
-    with pytest.raises(SystemExit) as exit_:
-        run_allennlp(*args)
-    err = capsys.readouterr().err
-    errors = [line for line in err.splitlines() if ": error: " in line]
-    assert exit_.value.code == 2 and "Traceback" not in err and len(errors) == 1, err[-3000:]
-    return errors[0]
 
 
 COMMANDS = {

@@ -1,5 +1,6 @@
 """AllenNLP glue around the biLM: the ELMo token embedder, the ``Elmo`` module, the drop-in switch;
-and the ``padded_lstm``/``padded_gru`` encoders the experiments' RNNs run on (padded_rnn.py).
+and the ``padded_lstm``/``padded_gru`` encoders the experiments' RNNs run on (padded_rnn.py), and the
+NER recipe's ``stacked_bilstm`` (stacked_bilstm.py).
 
 ``from elmo_tasks.modules import Elmo, batch_to_ids`` replaces ``from allennlp.modules.elmo import
 Elmo, batch_to_ids`` (the same character ids). Importing this package (our plugin does) reads
@@ -19,6 +20,7 @@ from elmo_tasks.modules.elmo import Elmo
 from elmo_tasks.modules.elmo_at_output import ElmoAtOutput
 from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder, find_elmo_embedder
 from elmo_tasks.modules.padded_rnn import PaddedGruEncoder, PaddedLstmEncoder, PaddedRnnEncoder
+from elmo_tasks.modules.stacked_bilstm import StackedBiLstmEncoder
 
 __all__ = [
     "ElmoTokenEmbedder",
@@ -34,6 +36,7 @@ __all__ = [
     "PaddedRnnEncoder",
     "PaddedLstmEncoder",
     "PaddedGruEncoder",
+    "StackedBiLstmEncoder",
 ]
 
 apply_environment_switch()

@@ -6,7 +6,7 @@ Every (task, variant, seed) is trained with ``allennlp train`` into
 archive is scored with ``allennlp evaluate`` on every test file the task's libsonnet names
 (``data.test``, and ``data.test_brown`` for CoNLL-2005 SRL). Each finished run leaves a record,
 ``record.json`` in its directory and a copy under ``<records-dir>/<task>/<variant>/<run>.json``
-(records-dir: ``docs/results/records/<budget>`` for mini and paper): the
+(records-dir: ``docs/results/records/<budget>`` for mini, recipe and paper): the
 exact commands, the resolved config, overrides, environment, seed, git commit, wall times, test
 and validation metrics, the validation curve and the learned ELMo layer weights. The report
 (docs/RESULTS.md for the ``mini`` budget: a table shaped like the paper's Table 1, the analyses,
@@ -19,8 +19,9 @@ plots and a section per task) is regenerated from the records alone, never edite
     .venv/bin/python scripts/reproduce.py diagnose input_output        # a few SNLI steps (diagnose --help)
 
 Budgets (elmo_tasks/reproduction/tasks.py): ``smoke`` (fixtures, one epoch, 1 seed), ``mini`` (the
-real data, cut to fit a 2-core CPU; 3 seeds) and ``paper`` (the experiment configs unchanged;
-5 seeds; GPUs advised). ``--analyses`` adds the paper's Table 2/3 variants, ``--sample-efficiency``
+real data, cut to fit a 2-core CPU; 3 seeds), ``recipe`` (NER only: the experiment configs unchanged,
+the mini budget's word vectors, 3 seeds; hours per run on a CPU) and ``paper`` (the experiment configs
+unchanged, the paper's word vectors; 5 seeds; GPUs advised). ``--analyses`` adds the paper's Table 2/3 variants, ``--sample-efficiency``
 the training-share runs (Figure 1), ``--reuse-only`` records finished runs without training.
 
 A finished run made with the same settings is reused (for an ELMo run the settings include the
@@ -74,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     add = parser.add_argument
     add("tasks", nargs="+", metavar="TASK", help=f"'all' or any of {', '.join(TASKS)}")
-    add("--budget", required=True, choices=BUDGETS, help="smoke, mini or paper (see elmo_tasks/reproduction/tasks.py)")
+    add("--budget", required=True, choices=BUDGETS, help=f"{', '.join(BUDGETS)} (see elmo_tasks/reproduction/tasks.py)")
     add("--seeds", type=int, help="seeds per variant (default: the budget's)")
     add("--seed-base", type=int, default=13370, help="seed k uses ELMO_TASKS_SEED = base + k")
     add("--only-seeds", type=int, nargs="+", metavar="K", help="only these seed indices (others run elsewhere)")
@@ -106,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
         help="for a budget that builds its own word vectors (mini): this algorithm instead of the budget's",
     )
     add("--runs-dir", help="default: runs/<budget>")
-    add("--records-dir", help="default: docs/results/records/<budget> for mini and paper, else in runs")
+    add("--records-dir", help="default: docs/results/records/<budget> for mini, recipe and paper, else in runs")
     add("--results", help="the report (default: docs/RESULTS.md for mini with committed records, else the runs dir)")
     add("--force", action="store_true", help="retrain even if a run is complete")
     add("--report-only", action="store_true", help="only regenerate the report from the records")
@@ -119,10 +120,14 @@ def parse_args(argv: Optional[List[str]]) -> Tuple[argparse.Namespace, List[str]
     """The arguments, and the tasks they ask for (``all``: every task); unknown tasks or variants are errors."""
     parser = _parser()
     args = parser.parse_args(argv)
-    tasks = list(TASKS) if args.tasks == ["all"] else args.tasks
+    budgeted = [task for task, spec in TASKS.items() if args.budget in spec.budgets]
+    tasks = budgeted if args.tasks == ["all"] else args.tasks
     unknown = [t for t in tasks if t not in TASKS]
     if unknown:
         parser.error(f"unknown task(s) {unknown}; choose 'all' or from {list(TASKS)}")
+    unbudgeted = [t for t in tasks if t not in budgeted]
+    if unbudgeted:
+        parser.error(f"task(s) {unbudgeted} have no '{args.budget}' budget; it has {budgeted}")
     if args.variants:
         known = {v for t in tasks for v in TASKS[t].variants(args.budget, analyses=True, sample_efficiency=True)}
         bad = sorted(set(args.variants) - known)

@@ -55,7 +55,7 @@ class Plan:
         self.budget: str = args.budget
         # The commands run from the repository's root; paths given relative to the caller's directory stay there.
         self.runs_dir = _absolute(args.runs_dir) if args.runs_dir else ROOT / "runs" / self.budget
-        kept = self.budget in ("mini", "paper")  # their records and report are committed
+        kept = self.budget in ("mini", "recipe", "paper")  # their records are committed
         default_records = ROOT / "docs" / "results" / "records" / self.budget if kept else self.runs_dir / "records"
         self.records_dir = _absolute(args.records_dir) if args.records_dir else default_records
         # the committed report only from the committed records: a comparison kept elsewhere reports beside its runs

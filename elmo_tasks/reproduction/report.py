@@ -85,7 +85,7 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
     """Writes the whole report to ``path`` (its plots into ``<path's folder>/results/``)."""
     label = budget or "custom"
     figures = plots(records, path.parent / "results", label)
-    records_link = f"results/records/{label}" if budget in ("mini", "paper") else "records"
+    records_link = f"results/records/{label}" if budget in ("mini", "recipe", "paper") else "records"
     lines = [
         "# Results",
         "",

@@ -24,6 +24,9 @@ from elmo_tasks.tasks.ner.tags import bioul_to_iob1, entities
 from elmo_tasks.tasks.registration import register_task_model
 
 
+LOSS_REDUCTIONS = ("sum", "mean")
+
+
 @register_task_model(NAMES, old_name=OLD_MODEL)
 class ElmoCrfTagger(Model):
     """Embed tokens, run a BiLSTM, score tags per token, decode with a constrained CRF.
@@ -46,10 +49,14 @@ class ElmoCrfTagger(Model):
         Python took about a sixth of a training run (docs/BENCHMARKS.md). Validation, evaluation
         and prediction (the model in eval mode) always decode.
 
+    loss_reduction : how the CRF's negative log-likelihoods of a batch's sentences make its loss.
+        ``"sum"``, as AllenNLP's CRF tagger and the paper's recipe (where the lambda = 0.1 penalty
+        on ELMo's mixing weights is weighed against a batch's summed loss); ``"mean"`` divides by the
+        number of sentences, which makes the penalty batch-size times stronger relative to the data
+        (the mini budget's records before 2026-11-29 were trained so).
+
     Outputs: ``logits``, ``mask`` and, whenever decoded, ``tags`` (the Viterbi path of each
-    sentence, tag ids; tag strings after ``make_output_human_readable``). The loss is the CRF
-    negative log-likelihood averaged over the sentences of the batch (so the regularizer's lambda
-    does not depend on the batch size).
+    sentence, tag ids; tag strings after ``make_output_human_readable``).
     """
 
     def __init__(
@@ -63,6 +70,7 @@ class ElmoCrfTagger(Model):
         feedforward: Optional[FeedForward] = None,
         include_start_end_transitions: bool = True,
         decode_during_training: bool = False,
+        loss_reduction: str = "sum",
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs: Any,
     ) -> None:
@@ -81,6 +89,11 @@ class ElmoCrfTagger(Model):
                 "the encoder's output dim",
                 "the feedforward's input_dim (leave it out of the config: the model derives it)",
             )
+        if loss_reduction not in LOSS_REDUCTIONS:
+            raise ConfigurationError(
+                f"loss_reduction must be one of {', '.join(LOSS_REDUCTIONS)}, got {loss_reduction!r}"
+            )
+        self.loss_reduction = loss_reduction
         self.label_namespace = label_namespace
         self.label_encoding = label_encoding
         self.decode_during_training = decode_during_training
@@ -120,6 +133,7 @@ class ElmoCrfTagger(Model):
         feedforward: Optional[Lazy[FeedForward]] = None,
         include_start_end_transitions: bool = True,
         decode_during_training: bool = False,
+        loss_reduction: str = "sum",
         initializer: InitializerApplicator = InitializerApplicator(),
         regularizer: Optional[RegularizerApplicator] = None,
     ) -> "ElmoCrfTagger":
@@ -139,6 +153,7 @@ class ElmoCrfTagger(Model):
             feedforward=built_feedforward,
             include_start_end_transitions=include_start_end_transitions,
             decode_during_training=decode_during_training,
+            loss_reduction=loss_reduction,
             initializer=initializer,
             regularizer=regularizer,
         )
@@ -162,7 +177,8 @@ class ElmoCrfTagger(Model):
         logits = self.tag_projection(encoded)
         output: Dict[str, Any] = {"logits": logits, "mask": mask}
         if tags is not None:
-            output["loss"] = -self.crf(logits, tags, mask) / logits.size(0)
+            summed = -self.crf(logits, tags, mask)
+            output["loss"] = summed / logits.size(0) if self.loss_reduction == "mean" else summed
         if not self.training or self.decode_during_training:
             best_paths: List[List[int]] = [path for path, _score in self.crf.viterbi_tags(logits, mask)]  # type: ignore[misc]  # why: without top_k each item is (path, score)
             output["tags"] = best_paths

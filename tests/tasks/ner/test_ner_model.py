@@ -172,6 +172,25 @@ def test_training_skips_decoding_with_the_same_loss_and_gradients():
         assert torch.equal(left, right)
 
 
+def test_summed_loss_is_the_batch_size_times_the_mean():
+    """The recipe sums the CRF's loss over a batch's sentences (as AllenNLP's tagger); ``mean`` is the
+    mini records' older scaling."""
+    every = _instances(_reader(), TRAIN)
+    vocab, instances = Vocabulary.from_instances(every), every[:5]
+    losses = {}
+    for reduction in ("sum", "mean"):
+        torch.manual_seed(3)
+        params = _model_params(False).as_dict()
+        params["loss_reduction"] = reduction
+        model = Model.from_params(vocab=vocab, params=Params(params))
+        losses[reduction] = _loss(model, instances, vocab).item()
+    assert losses["sum"] == pytest.approx(5 * losses["mean"], rel=1e-6)
+    params = _model_params(False).as_dict()
+    params["loss_reduction"] = "average"
+    with pytest.raises(ConfigurationError, match="loss_reduction must be one of sum, mean"):
+        Model.from_params(vocab=vocab, params=Params(params))
+
+
 def test_predictor_returns_tags_and_entity_spans_of_raw_text():
     """Overfit two sentences, then tag raw text containing them through the predictor."""
     torch.manual_seed(1)
@@ -222,7 +241,7 @@ def test_predictor_rejects_bad_input():
 TINY_NER = {
     "model.text_field_embedder.token_embedders.tokens.embedding_dim": 8,
     "model.text_field_embedder.token_embedders.token_characters.encoder.num_filters": 8,
-    "model.encoder.hidden_size": 8,
+    "model.encoder.hidden_sizes": [8, 8],
     "dataset_reader.max_instances": 16,
     "trainer.num_epochs": 1,
     # The vocabulary comes from train alone: validate on the same 16 sentences so every tag is known.

@@ -10,9 +10,16 @@
 //                             validation_metric='+accuracy', grad_norm=5.0),
 //   }
 {
-  // ELMO_TASKS_DATA=full switches every experiment from the bundled fixtures to the real data,
-  // read from ELMO_TASKS_SHARED_DATA (default data/ in the checkout; docs/DATA.md lists the files).
-  full_data: std.extVar('ELMO_TASKS_DATA') == 'full',
+  // ELMO_TASKS_DATA: `fixtures` (the default) trains on the bundled samples; `full` on the paper's
+  // data under its official file names, read from ELMO_TASKS_SHARED_DATA (default data/ in the
+  // checkout; docs/DATA.md lists the files); `substitutes` on the real data with the substitutes of
+  // docs/DATA.md where the paper's training sets are not at hand (SNLI, SQuAD, CoNLL-2012): what
+  // scripts/reproduce.py's mini budget trains on. Both real-data modes use the full-size models.
+  data_mode: if std.member(['fixtures', 'full', 'substitutes'], std.extVar('ELMO_TASKS_DATA'))
+  then std.extVar('ELMO_TASKS_DATA')
+  else error 'ELMO_TASKS_DATA must be fixtures, full or substitutes, not ' + std.extVar('ELMO_TASKS_DATA'),
+  full_data: $.data_mode != 'fixtures',
+  substitute_data: $.data_mode == 'substitutes',
   shared_data: std.extVar('ELMO_TASKS_SHARED_DATA'),
   seed: std.parseInt(std.extVar('ELMO_TASKS_SEED')),
   random_seeds: { random_seed: $.seed, numpy_seed: $.seed + 1, pytorch_seed: $.seed + 2 },

@@ -10,10 +10,16 @@
 // ELMo at the input only.  Metric: the average of MUC, B-cubed and CEAF-phi4 F1
 // with the CoNLL-2012 scorer's semantics (coref_f1).
 //
+// Data: ELMO_TASKS_DATA=full trains on CoNLL-2012's train.english.v4_gold_conll, selects on
+//   dev.english.v4_gold_conll and reports on test.english.v4_gold_conll under
+//   ELMO_TASKS_SHARED_DATA/conll2012/ (each plain or .gz, or the per-document folders of
+//   conll-formatted-ontonotes-5.0/: elmo_tasks/tasks/official_files.py).
+// ELMO_TASKS_DATA=substitutes (scripts/reproduce.py's mini budget, without the training split):
+//   trains on the dev file minus a held-out tenth of its documents (model selection on that
+//   tenth) and reports on test: 343 instead of 2,802 training documents, so absolute numbers
+//   are not comparable.
+//
 // Deviations here:
-// - Data: the CoNLL-2012 training split is not available; `full` trains on the dev file minus
-//   a held-out tenth of its documents (model selection on that tenth) and reports on test.
-//   343 instead of 2,802 training documents: absolute numbers are not comparable.
 // - Word vectors only through ELMO_TASKS_WORD_VECTORS (one file: Lee et al.'s Turian vectors are not
 //   added to GloVe; docs/WORD_VECTORS.md); without it, 300-d vectors trained from scratch on far
 //   less text, which hurts the baseline most.
@@ -30,10 +36,14 @@
 //   features with the word vectors, and dropped out twice ELMo fell behind on NER and SNLI.
 local common = import 'common.libsonnet';
 
-local data = if common.full_data then {
+local data = if common.substitute_data then {
   train: common.shared_data + '/conll2012/dev.english.v4_gold_conll.gz#train',
   validation: common.shared_data + '/conll2012/dev.english.v4_gold_conll.gz#holdout',
   test: common.shared_data + '/conll2012/test.english.v4_gold_conll.gz',
+} else if common.full_data then {
+  train: common.shared_data + '/conll2012/train.english.v4_gold_conll',
+  validation: common.shared_data + '/conll2012/dev.english.v4_gold_conll',
+  test: common.shared_data + '/conll2012/test.english.v4_gold_conll',
 } else {
   train: 'fixtures/coref/train.gold_conll',
   validation: 'fixtures/coref/dev.gold_conll',

@@ -12,11 +12,13 @@
 // ELMO_TASKS_DATA=fixtures (default): the bundled sample in fixtures/snli/ (about 3,000 training
 //   pairs, 490 validation pairs; see its NOTICE.md), 32-d layers, Adam 3e-3 and dropout 0.2 for
 //   6 epochs; a few CPU-minutes.
-// ELMO_TASKS_DATA=full: the paper's recipe (300-d, Adam 4e-4, batch 32, dropout 0.5). The full SNLI
-//   training set is not available here, so we train on SNLI dev minus a held-out tenth (path suffix
-//   `#train`), select the model on that tenth (`#holdout`; split by premise, see
-//   elmo_tasks/tasks/snli/reader.py) and report on SNLI test (`data.test`, which
-//   scripts/reproduce.py evaluates). docs/DATA.md lists the files.
+// ELMO_TASKS_DATA=full: the paper's recipe (300-d, Adam 4e-4, batch 32, dropout 0.5) on SNLI 1.0's
+//   snli_1.0_train.jsonl, selecting the model on snli_1.0_dev.jsonl and reporting on
+//   snli_1.0_test.jsonl (`data.test`, which scripts/reproduce.py evaluates); plain or .gz.
+// ELMO_TASKS_DATA=substitutes (scripts/reproduce.py's mini budget, without SNLI's training file):
+//   trains on SNLI dev minus a held-out tenth (path suffix `#train`), selects the model on that
+//   tenth (`#holdout`; split by premise, see elmo_tasks/tasks/snli/reader.py) and reports on SNLI
+//   test. docs/DATA.md lists the files.
 // Word vectors: ELMO_TASKS_WORD_VECTORS (docs/WORD_VECTORS.md), in both variants; without it the
 //   word embeddings are trained from scratch on lowercased tokens.
 // Sizes: `dim` below is every layer's width. Input sizes are derived by the model, so one `-o`
@@ -32,10 +34,14 @@ local dropout = if full then 0.5 else 0.2;
 local snli_dir = common.shared_data + '/snli/';
 
 {
-  data:: if full then {
+  data:: if common.substitute_data then {
     train: snli_dir + 'snli_1.0_dev.jsonl.gz#train',
     validation: snli_dir + 'snli_1.0_dev.jsonl.gz#holdout',
     test: snli_dir + 'snli_1.0_test.jsonl.gz',
+  } else if full then {
+    train: snli_dir + 'snli_1.0_train.jsonl',
+    validation: snli_dir + 'snli_1.0_dev.jsonl',
+    test: snli_dir + 'snli_1.0_test.jsonl',
   } else {
     train: 'fixtures/snli/train.jsonl',
     validation: 'fixtures/snli/dev.jsonl',

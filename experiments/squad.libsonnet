@@ -7,16 +7,16 @@
 // Data (ELMO_TASKS_DATA):
 //   fixtures (default): fixtures/squad/{train,dev}.json, a 70-question sample of XQuAD's English
 //     file (SQuAD v1.1 dev questions, CC BY-SA 4.0), tiny dims; a minute on CPU.
-//   full: K-fold cross-validation by article over XQuAD's English file (1,190 SQuAD v1.1 dev
-//     questions on 48 articles; one gold answer each) under ELMO_TASKS_SHARED_DATA.
-//     ELMO_TASKS_FOLD=K/N (default 1/4) tests on fold K, selects the model on fold K % N + 1
-//     and trains on the other folds; no article is in two of them (see the `#fold=` suffix in
-//     elmo_tasks/tasks/squad/reader.py). Report with
+//   full: SQuAD v1.1's train-v1.1.json and dev-v1.1.json under ELMO_TASKS_SHARED_DATA/squad/
+//     (plain or .gz): trains on train, selects the model on dev and reports on dev (the test set
+//     is the leaderboard's). Report with `allennlp squad-predict ARCHIVE dev-v1.1.json predictions.json`.
+//   substitutes (scripts/reproduce.py's mini budget, without SQuAD's files): K-fold cross-validation
+//     by article over XQuAD's English file (1,190 SQuAD v1.1 dev questions on 48 articles; one
+//     gold answer each) under ELMO_TASKS_SHARED_DATA. ELMO_TASKS_FOLD=K/N (default 1/4) tests on
+//     fold K, selects the model on fold K % N + 1 and trains on the other folds; no article is in
+//     two of them (see the `#fold=` suffix in elmo_tasks/tasks/squad/reader.py). Report with
 //     `allennlp squad-predict ARCHIVE <xquad.en.json>#fold=K/N predictions.json` (or
 //     `allennlp evaluate`, keys `em`/`f1` as fractions).
-//   The official SQuAD v1.1 files, for users who have them: ELMO_TASKS_DATA=full plus
-//     -o '{"train_data_path": "/path/train-v1.1.json", "validation_data_path": "/path/dev-v1.1.json"}'
-//     and report with `allennlp squad-predict ARCHIVE /path/dev-v1.1.json predictions.json`.
 //
 // Paper recipe kept: word embeddings + character CNN (20-d characters, 100 filters of width 5),
 //   bidirectional GRUs of 100 units, attention layers of 200, variational dropout 0.2 on the
@@ -26,7 +26,7 @@
 // Deviations:
 //   - without ELMO_TASKS_WORD_VECTORS (docs/WORD_VECTORS.md; the paper: fixed 300-d GloVe), 100-d
 //     word embeddings trained from scratch on lowercased tokens, vocabulary from the training data only;
-//   - with ELMO_TASKS_DATA=full on XQuAD: ~600 training questions instead of ~87,600, one gold
+//   - with ELMO_TASKS_DATA=substitutes on XQuAD: ~600 training questions instead of ~87,600, one gold
 //     answer per test question instead of three, at most 30 epochs with patience 8.
 // Cost per epoch, baseline and ELMo: docs/BENCHMARKS.md, "Experiment run times". The biLM runs once
 //   per distinct passage and, frozen, only in the first epoch (its cache holds every XQuAD passage).
@@ -39,10 +39,18 @@ local test_fold = std.parseInt(fold[0]);
 local num_folds = std.parseInt(fold[1]);
 local validation_fold = test_fold % num_folds + 1;
 
-local data = if full then {
+local squad_dir = common.shared_data + '/squad/';
+
+local data = if common.substitute_data then {
   train: xquad + '#folds-except=%d,%d/%d' % [test_fold, validation_fold, num_folds],
   validation: xquad + '#fold=%d/%d' % [validation_fold, num_folds],
   test: xquad + '#fold=%d/%d' % [test_fold, num_folds],
+} else if full then {
+  train: squad_dir + 'train-v1.1.json',
+  // SQuAD's test set is scored only by its leaderboard: the dev set selects the model and is the
+  // one reported, as in allennlp-models (docs/PAPER.md lists this difference).
+  validation: squad_dir + 'dev-v1.1.json',
+  test: squad_dir + 'dev-v1.1.json',
 } else {
   train: 'fixtures/squad/train.json',
   validation: 'fixtures/squad/dev.json',

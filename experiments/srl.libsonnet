@@ -4,13 +4,16 @@
 // as Peters et al. (2018, section 5, Table 1) did for SRL.
 //
 // ELMO_TASKS_DATA=fixtures (default): fixtures/srl/ (invented sentences), tiny dims, seconds.
-// ELMO_TASKS_DATA=full: the real data under ELMO_TASKS_SHARED_DATA.
+// ELMO_TASKS_DATA=full: the real data under ELMO_TASKS_SHARED_DATA, by the official file names.
 // ELMO_TASKS_SRL_DATASET picks the benchmark (the one switch):
 //   conll2005 (default): train on train-set.gz (WSJ 02-21), select on dev-set.gz (WSJ 24), report on
 //     the test.wsj/ and test.brown/ release folders (`data.test`, `data.test_brown`);
-//   conll2012: only OntoNotes dev and test are available here, so train on dev split by document
-//     (`#train`, about 9 documents in 10; `#holdout` for model selection; see
-//     elmo_tasks/tasks/srl/reader.py) and report on test.
+//   conll2012 (the paper's SRL benchmark): train on CoNLL-2012's train.english.v4_gold_conll, select
+//     on dev.english.v4_gold_conll, report on test.english.v4_gold_conll (each plain or .gz, or the
+//     per-document folders of conll-formatted-ontonotes-5.0/: elmo_tasks/tasks/official_files.py).
+// ELMO_TASKS_DATA=substitutes (scripts/reproduce.py's mini budget): conll2005 as above; conll2012
+//   without its training split: train on dev split by document (`#train`, about 9 documents in 10;
+//   `#holdout` for model selection; see elmo_tasks/tasks/srl/reader.py) and report on test.
 // Sample efficiency (Peters et al. 2018, section 5.4, Figure 1): train on a deterministic
 //   sentence sample with the path suffix `#sample=P`, e.g.
 //   -o '{"train_data_path": "<shared_data>/conll2005/train-set.gz#sample=0.01"}'.
@@ -47,10 +50,14 @@ local paths = {
     test: 'fixtures/srl/conll2005_test.txt',
     test_brown: 'fixtures/srl/conll2005_test.txt',
   },
-  conll2012: if full then {
+  conll2012: if common.substitute_data then {
     train: conll2012 + 'dev.english.v4_gold_conll.gz#train',
     validation: conll2012 + 'dev.english.v4_gold_conll.gz#holdout',
     test: conll2012 + 'test.english.v4_gold_conll.gz',
+  } else if full then {
+    train: conll2012 + 'train.english.v4_gold_conll',
+    validation: conll2012 + 'dev.english.v4_gold_conll',
+    test: conll2012 + 'test.english.v4_gold_conll',
   } else {
     train: 'fixtures/srl/conll2012_dev.gold_conll#train',
     validation: 'fixtures/srl/conll2012_dev.gold_conll#holdout',

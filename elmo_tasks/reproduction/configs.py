@@ -11,6 +11,7 @@ from typing import Any, Dict, List
 
 from elmo_tasks.reproduction.commands import ROOT, RunFailed
 from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.tasks.official_files import found_data_path
 
 # Set in the caller's environment, these change a run, so the recorded commands show them.
 PASSED_ON = ("ELMO_OPTIONS", "ELMO_WEIGHTS", "OMP_NUM_THREADS", "ELMO_TASKS_SRL_DATASET", "ELMO_TASKS_FOLD")
@@ -41,9 +42,28 @@ def data_paths(task: str, env: Dict[str, str]) -> Dict[str, str]:
 
 def missing_data_files(task: str, env: Dict[str, str]) -> List[str]:
     """The files (or folders) of the libsonnet's ``data`` that do not exist, seen from the repository
-    root, where the runs' commands start; path suffixes (``#train``, ``#sample=P``) are not part of a name."""
+    root, where the runs' commands start, in any form the readers accept (plain or ``.gz``, CoNLL-2012's
+    per-document folders); path suffixes (``#train``, ``#sample=P``) are not part of a name."""
     paths = {path.split("#")[0] for path in data_paths(task, env).values() if isinstance(path, str) and path}
-    return sorted(path for path in paths if not (ROOT / path).exists())
+    return sorted(path for path in paths if found_data_path(str(ROOT / path)) is None)
+
+
+# The section of docs/DATA.md that says how to get the files of each data folder (a heading's start).
+DATA_SECTIONS = {
+    "snli": "SNLI",
+    "squad": "SQuAD v1.1",
+    "conll2005": "CoNLL-2005 SRL",
+    "conll2012": "CoNLL-2012 (OntoNotes 5.0)",
+    "conll2003": "CoNLL-2003 NER",
+    "sst": "SST-5",
+}
+
+
+def where_to_get(path: str) -> str:
+    """``docs/DATA.md, "SECTION"`` for a data file, by the data folder its path names."""
+    folders = [part for part in path.replace("\\", "/").split("/") if part in DATA_SECTIONS]
+    section = DATA_SECTIONS[folders[-1]] if folders else None
+    return f'docs/DATA.md, "{section}"' if section else "docs/DATA.md"
 
 
 def files_to_evaluate(task: str, env: Dict[str, str]) -> Dict[str, str]:

@@ -73,6 +73,7 @@ def read_record(path: Path, every_field: bool = False) -> Record:
         raise RecordError(
             f"{path} holds {_json_type(record)} instead of a JSON object; {_RECORD_EXPECTED}: {_RECORD_REMEDY}"
         )
+    _in_todays_data_modes(record)
     if record.get("record_version") != RECORD_VERSION and not every_field:
         return record
     for field, types in RECORD_FIELDS.items():
@@ -90,6 +91,15 @@ def read_record(path: Path, every_field: bool = False) -> Record:
     if record["task"] not in TASKS:
         raise RecordError(f"{path}: task {record['task']!r} is none of {', '.join(TASKS)}; {_RECORD_REMEDY}")
     return record
+
+
+def _in_todays_data_modes(record: Record) -> None:
+    """Names a mini record's data mode as today's modes do. Until 2026-11-29 ``ELMO_TASKS_DATA=full`` meant
+    the real data with substitutes where the paper's training sets are not at hand; that mode is now
+    ``substitutes`` (the same files, so the same resolved configs), and ``full`` reads the official files.
+    The record's ``commands`` still show the command as it was run."""
+    if record.get("budget") == "mini" and record.get("data") == "full":
+        record["data"] = "substitutes"
 
 
 def _json_type(value: Any) -> str:

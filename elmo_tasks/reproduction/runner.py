@@ -111,9 +111,10 @@ def _check_data(task: str, env: Dict[str, str]) -> None:
     missing = configs.missing_data_files(task, env)
     if missing:
         root = {**os.environ, **env}.get("ELMO_TASKS_SHARED_DATA", DEFAULTS["ELMO_TASKS_SHARED_DATA"])
+        lines = "".join(f"\n      {path}: how to get it: {configs.where_to_get(path)}" for path in missing)
         raise RunFailed(
-            f"{task}'s data is missing: {', '.join(missing)} (from {ROOT}; ELMO_TASKS_SHARED_DATA={root}): put the "
-            "files there or set ELMO_TASKS_SHARED_DATA to the folder that holds them (docs/DATA.md)"
+            f"{task}'s data is missing (from {ROOT}; ELMO_TASKS_SHARED_DATA={root}): put the files there, plain or "
+            f".gz, or set ELMO_TASKS_SHARED_DATA to the folder that holds them; before any training:{lines}"
         )
 
 

@@ -35,7 +35,7 @@ class Budget:
     overrides of each share (more epochs for a small share, so that it gets comparable updates).
     """
 
-    data: str  # ELMO_TASKS_DATA: "fixtures" or "full"
+    data: str  # ELMO_TASKS_DATA: "fixtures", "full" (the official files) or "substitutes"
     overrides: Overrides
     seeds: int
     env: Mapping[str, str] = field(default_factory=dict)

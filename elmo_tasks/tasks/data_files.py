@@ -12,7 +12,8 @@ Mistakes in a config, including a data path whose ``#`` suffixes cannot be read
 what to change is the config or the command line, not the file.
 
 :func:`read_lines` is the one way the readers open a file: local or a URL (through AllenNLP's
-download cache), plain or compressed (``.gz``, ``.bz2``, ``.lzma``), UTF-8; a line with bytes that
+download cache), plain or compressed (``.gz``, ``.bz2``, ``.lzma``; a name without ``.gz`` also finds
+the gzipped file and the reverse, :mod:`elmo_tasks.tasks.official_files`), UTF-8; a line with bytes that
 are not UTF-8 is a DataFileError naming its line, where Python's own decoder would name neither
 the file nor the line.
 """
@@ -23,6 +24,7 @@ from typing import Iterator, Optional
 from allennlp.common.file_utils import open_compressed
 
 from elmo_tasks.data_file_error import DataFileError  # defined there so that AllenNLP-free code raises it too
+from elmo_tasks.tasks.official_files import with_or_without_gz
 
 # What Python's "surrogateescape" error handler makes of bytes that are not UTF-8.
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
@@ -50,7 +52,7 @@ def read_lines(path: str) -> Iterator[str]:
     Raises DataFileError, naming the file and line, at the first line that is not UTF-8, and
     FileNotFoundError for a missing file.
     """
-    with open_compressed(str(path), encoding="utf-8", errors="surrogateescape") as handle:
+    with open_compressed(with_or_without_gz(str(path)), encoding="utf-8", errors="surrogateescape") as handle:
         for line_number, line in enumerate(handle, start=1):
             position = first_bad_byte(line)
             if position is not None:

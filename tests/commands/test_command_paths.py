@@ -127,7 +127,10 @@ def test_bilm_probe_names_a_missing_or_unwritable_path(args, expected, tmp_path,
 def test_squad_predict_names_a_missing_or_malformed_dataset(archives, tmp_path, capsys):
     archive = archives("squad_baseline")
     line = _fails(capsys, "squad-predict", archive, str(tmp_path / "dev.json"), str(tmp_path / "out.json"))
-    assert line == f"squad-predict: error: file {tmp_path / 'dev.json'} not found"
+    assert line == (
+        f"squad-predict: error: {tmp_path / 'dev.json'}: no such file, with or without .gz; "
+        "docs/DATA.md says where to get it"
+    )
     (tmp_path / "dev.json").write_text("not json\n", encoding="utf-8")
     line = _fails(capsys, "squad-predict", archive, str(tmp_path / "dev.json"), str(tmp_path / "out.json"))
     assert line == (

@@ -112,6 +112,7 @@ def test_missing_task_data_fails_the_run_before_the_vectors_are_built(recipe, tm
     asked = ["ner", "--budget", "smoke", "--variants", "baseline", "--runs-dir", str(tmp_path / "runs")]
     assert main([*asked, "--in-process"]) == 1
     out = capsys.readouterr().out
-    assert "ner's data is missing: " in out and str(tmp_path / "no_data" / "conll2003" / "eng.train") in out
+    assert "ner's data is missing (from " in out
+    assert f'{tmp_path / "no_data" / "conll2003" / "eng.train"}: how to get it: docs/DATA.md, "CoNLL-2003 NER"' in out
     assert f"ELMO_TASKS_SHARED_DATA={tmp_path / 'no_data'}" in out and "docs/DATA.md" in out
     assert not Path(recipe.directory).exists()

@@ -43,9 +43,10 @@ def test_every_elmo_experiment_archives_its_bilm_options(experiment):
     assert "elmo_bilm" in params.get("include_in_archive", [])
 
 
-# Task models that drop out their whole embedded input (ELMo included) themselves, and that dropout's key.
+# Task models that drop out their whole embedded input (ELMo included) themselves, and that dropout's
+# dotted key in the model (NER's encoder drops out the input of each BiLSTM layer).
 MODEL_INPUT_DROPOUT = {
-    "ner_elmo.jsonnet": "dropout",
+    "ner_elmo.jsonnet": "encoder.input_dropout",
     "snli_elmo.jsonnet": "dropout",
     "coref_elmo.jsonnet": "lexical_dropout",
     "sst5_elmo.jsonnet": "embedding_dropout",
@@ -59,5 +60,8 @@ def test_elmo_is_dropped_out_once_where_the_model_drops_out_its_input(experiment
     baselines, docs/RESULTS.md), so those experiments leave the dropout to the model."""
     env = {**os.environ, "ELMO_TASKS_DATA": data}
     model = Params.from_file(str(ROOT / "experiments" / experiment), ext_vars=env).as_dict()["model"]
-    assert model[MODEL_INPUT_DROPOUT[experiment]] > 0
+    dropout = model
+    for key in MODEL_INPUT_DROPOUT[experiment].split("."):
+        dropout = dropout[key]
+    assert dropout > 0
     assert model["text_field_embedder"]["token_embedders"]["elmo"]["dropout"] == 0

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from elmo_tasks.tasks.data_files import DataFileError, read_lines
+from elmo_tasks.tasks.official_files import data_file_parts
 
 Span = Tuple[int, int]  # first and last token of a mention, inclusive, counted over the document
 Cluster = List[Span]
@@ -135,13 +136,15 @@ class _ClusterBuilder:
 
 
 def read_conll_documents(path: str, min_columns: int = MIN_GOLD_COLUMNS) -> Iterator[ConllDocument]:
-    """Every document of a CoNLL-2012 file (plain or .gz), in file order.
+    """Every document of a CoNLL-2012 file (plain or .gz) or of the release's per-document folder of a
+    split (:func:`elmo_tasks.tasks.official_files.data_file_parts`), in file order.
 
     ``min_columns`` is checked on every token line (12 for ``*_gold_conll`` files, whose
     speaker column the reader needs; 1 when only the coreference column matters, as for
     scoring a system's output).
     """
-    yield from parse_conll_lines(read_lines(path), str(path), min_columns)
+    for part in data_file_parts(str(path)):
+        yield from parse_conll_lines(read_lines(part), part, min_columns)
 
 
 def parse_conll_lines(lines: Iterable[str], path: str, min_columns: int = MIN_GOLD_COLUMNS) -> Iterator[ConllDocument]:

@@ -11,10 +11,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
-from allennlp.common.file_utils import cached_path
+from allennlp.common.file_utils import open_compressed
 
 from elmo_tasks.tasks.data_files import DataFileError, not_utf8
 from elmo_tasks.tasks.data_selection import DataPathError
+from elmo_tasks.tasks.official_files import data_file_parts
 from elmo_tasks.wording import counted
 
 
@@ -59,9 +60,10 @@ def split_path(file_path: str) -> Tuple[str, Optional[FoldSelection]]:
 
 
 def load_articles(file_path: str) -> List[Dict[str, Any]]:
-    """The articles of a SQuAD v1.1 json file, restricted to the fold its path suffix names."""
+    """The articles of a SQuAD v1.1 json file (plain or .gz), restricted to the fold its path suffix names."""
     path, selection = split_path(file_path)
-    with open(cached_path(path), "rb") as handle:
+    found = path if "://" in path else data_file_parts(path)[0]  # a URL goes through AllenNLP's cache
+    with open_compressed(found, "rb", encoding=None) as handle:
         data = handle.read()
     try:
         dataset = json.loads(data.decode("utf-8"))

@@ -39,6 +39,7 @@ from allennlp.data.tokenizers import Token
 from elmo_tasks.tasks.data_files import DataFileError, read_lines
 from elmo_tasks.tasks.data_selection import split_path
 from elmo_tasks.tasks.instance_fields import field_of
+from elmo_tasks.tasks.official_files import data_file_parts
 from elmo_tasks.tasks.srl.names import OLD_READER, READER
 from elmo_tasks.tasks.srl.props import PropsSentence, parse_start_end, props_sentence, read_props, start_end_to_bio
 from elmo_tasks.wording import counted
@@ -140,7 +141,8 @@ def _read_conll2005_folder(folder: str) -> Iterator[SrlSentence]:
 
 
 def read_conll2012(path: str) -> Iterator[SrlSentence]:
-    """Sentences of an OntoNotes ``*_gold_conll`` file.
+    """Sentences of an OntoNotes ``*_gold_conll`` file, or of every such file of the release's
+    per-document folder of a split (:func:`elmo_tasks.tasks.official_files.data_file_parts`).
 
     Columns: document, part, word number, word, POS, parse, lemma, frameset, sense, speaker, NE,
     one SRL column per predicate, coreference. The predicate of a column is the word where its
@@ -148,6 +150,11 @@ def read_conll2012(path: str) -> Iterator[SrlSentence]:
     the lemma column (the word itself where that is ``-``).
     Columns are ordered by predicate position, as the props format needs.
     """
+    for part in data_file_parts(path):
+        yield from _conll2012_sentences(part)
+
+
+def _conll2012_sentences(path: str) -> Iterator[SrlSentence]:
     document = ""
     for first_line, rows in _blocks(path):
         content = []

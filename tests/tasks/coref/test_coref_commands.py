@@ -127,8 +127,8 @@ def test_configs_differ_only_in_elmo(data):
     assert stripped == baseline
 
 
-def test_full_config_is_the_paper_recipe_on_split_dev():
-    config = experiment_config("coref_elmo", "full")
+def test_substitutes_config_is_the_paper_recipe_on_split_dev():
+    config = experiment_config("coref_elmo", "substitutes")
     assert config["train_data_path"].endswith("conll2012/dev.english.v4_gold_conll.gz#train")
     assert config["validation_data_path"].endswith("conll2012/dev.english.v4_gold_conll.gz#holdout")
     assert (

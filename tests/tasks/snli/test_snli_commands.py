@@ -90,8 +90,8 @@ def test_configs_differ_only_in_elmo(data):
     assert stripped == baseline
 
 
-def test_full_config_is_the_paper_recipe_on_split_dev():
-    config = experiment_config("snli_elmo", "full")
+def test_substitutes_config_is_the_paper_recipe_on_split_dev():
+    config = experiment_config("snli_elmo", "substitutes")
     assert config["train_data_path"].endswith("snli/snli_1.0_dev.jsonl.gz#train")
     assert config["validation_data_path"].endswith("snli/snli_1.0_dev.jsonl.gz#holdout")
     assert config["model"]["text_field_embedder"]["token_embedders"]["tokens"]["embedding_dim"] == 300
@@ -123,9 +123,11 @@ def test_predict_names_the_input_line_of_a_bad_record(trained, bad_line, expecte
     assert '"premise"' in error and '"hypothesis"' in error
 
 
-def test_the_readme_main_job_shows_the_test_metrics(trained):
+def test_the_readme_main_job_shows_the_test_metrics(trained, caplog):
     """The README's evaluate command, run as written (on this test's archive), writes the file its
-    next line shows: the final test accuracy and loss, which `allennlp evaluate` does not print."""
+    next line shows, the final test accuracy and loss, and logs them (``Metrics: {...}``), as the
+    README says."""
+    import logging
     import shlex
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -136,6 +138,10 @@ def test_the_readme_main_job_shows_the_test_metrics(trained):
     shown = shlex.split(lines[evaluate + 1].replace("runs/snli/", f"{trained}/run/"))
     output = Path(command[command.index("--output-file") + 1])
     assert shown == ["cat", str(output)]
-    run_allennlp(*command[1:])
+    with caplog.at_level(logging.INFO, logger="allennlp.common.util"):
+        run_allennlp(*command[1:])
     metrics = json.loads(output.read_text(encoding="utf-8"))
     assert set(metrics) == {"accuracy", "loss"}
+    logged = [record.getMessage() for record in caplog.records if record.getMessage().startswith("Metrics: ")]
+    assert [json.loads(message.removeprefix("Metrics: ")) for message in logged] == [metrics]
+    assert "`Metrics: {...}`" in readme.split("## Set up and run the main job", 1)[1].split("\n## ", 1)[0]

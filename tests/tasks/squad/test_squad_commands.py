@@ -112,8 +112,8 @@ def test_configs_differ_only_in_elmo(data):
     assert elmo["validation_dataset_reader"]["passage_length_limit"] is None
 
 
-def test_full_config_folds_never_share_an_article():
-    config = experiment_config("squad_elmo", "full", **FOLD_4_OF_4)
+def test_substitutes_config_folds_never_share_an_article():
+    config = experiment_config("squad_elmo", "substitutes", **FOLD_4_OF_4)
     assert config["train_data_path"].endswith("xquad.en.json#folds-except=4,1/4")
     assert config["validation_data_path"].endswith("xquad.en.json#fold=1/4")
 

@@ -20,11 +20,10 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import torch
 
-LstmState = Tuple[torch.Tensor, torch.Tensor]  # (h: (2, rows, proj), c: (2, rows, dim))
+# autograd's own fused derivative kernels (not public PyTorch: the adapter says what it relies on)
+from elmo_tasks.bilm.torch_private import sigmoid_backward, tanh_backward
 
-# autograd's own fused derivative kernels: grad * y * (1 - y) and grad * (1 - y * y), written in place
-sigmoid_backward = torch.ops.aten.sigmoid_backward.grad_input
-_tanh_backward_into = torch.ops.aten.tanh_backward.grad_input
+LstmState = Tuple[torch.Tensor, torch.Tensor]  # (h: (2, rows, proj), c: (2, rows, dim))
 
 
 @dataclass
@@ -128,14 +127,6 @@ def run_loop(
             finished_c.append(c[:, following:])
     final = (torch.cat(finished_h[::-1], dim=1), torch.cat(finished_c[::-1], dim=1))
     return steps, previous, final
-
-
-def tanh_backward(
-    grad: torch.Tensor, tanh_value: torch.Tensor, grad_input: Optional[torch.Tensor] = None
-) -> torch.Tensor:
-    if grad_input is None:
-        return torch.ops.aten.tanh_backward(grad, tanh_value)
-    return _tanh_backward_into(grad, tanh_value, grad_input=grad_input)
 
 
 class ProjectedLstmLoop(torch.autograd.Function):

@@ -15,6 +15,7 @@ from elmo_tasks.bilm.lstm import LstmState, ProjectedLstmLayer
 from elmo_tasks.bilm.options import BilmOptions
 from elmo_tasks.bilm.packing import PackedLayout, packed_layout
 from elmo_tasks.bilm.token_encoder import CharacterTokenEncoder
+from elmo_tasks.bilm.word_cache import WordVectorCache
 
 
 @dataclass
@@ -35,7 +36,9 @@ class BiLM(nn.Module):
     Stateless by default: every sentence starts from a zero LSTM state, so its vectors do not
     depend on the rest of the batch. With ``stateful=True`` it behaves like the original:
     row ``r`` of a batch starts from the final state of row ``r`` of the previous batch (a row
-    missing from a smaller batch keeps its state); ``reset_states()`` clears them all.
+    missing from a smaller batch keeps its state); ``reset_states()`` clears them all, or some rows.
+    Code outside the biLM reads the states with ``carried_states()`` and installs a word cache
+    with ``use_word_cache()``, never through the attributes behind them.
     """
 
     def __init__(self, options: BilmOptions, stateful: bool = False, dropout: float = 0.0) -> None:
@@ -48,7 +51,7 @@ class BiLM(nn.Module):
         self.layers = nn.ModuleList(
             ProjectedLstmLayer(p, options.dim, p, options.cell_clip, options.proj_clip) for _ in range(options.n_layers)
         )
-        self._states: Optional[List[LstmState]] = None
+        self._carried_states: Optional[List[LstmState]] = None
 
     @property
     def output_dim(self) -> int:
@@ -59,8 +62,37 @@ class BiLM(nn.Module):
         """Number of output layers, the token layer included."""
         return self.options.n_layers + 1
 
-    def reset_states(self) -> None:
-        self._states = None
+    @property
+    def word_cache(self) -> Optional[WordVectorCache]:
+        """The word-vector cache the token encoder reads, or None (every word takes the character CNN)."""
+        return self.token_encoder.word_cache
+
+    def use_word_cache(self, cache: Optional[WordVectorCache]) -> None:
+        """Encode the words of ``cache`` from it (a frozen biLM's word vectors never change); None: no cache."""
+        self.token_encoder.word_cache = cache
+
+    def carried_states(self) -> Optional[List[LstmState]]:
+        """Stateful mode: per layer ``(h, c)``, each ``(2, rows, width)`` with rows in batch order, that the
+        next batch starts from; None before the first batch and after ``reset_states()``."""
+        return self._carried_states
+
+    def reset_states(self, mask: Optional[torch.Tensor] = None) -> None:
+        """Forget the carried LSTM states: all of them, or the rows where ``mask`` (``(rows,)``) is true.
+
+        The mask's length must be the number of rows carried (the largest batch seen so far).
+        """
+        if mask is None:
+            self._carried_states = None
+            return
+        if self._carried_states is None:
+            return
+        rows = self._carried_states[0][0].shape[1]
+        if mask.shape != (rows,):
+            raise ValueError(
+                f"reset_states: the mask must have shape ({rows},) (the rows kept), got {tuple(mask.shape)}"
+            )
+        keep = (~mask.to(torch.bool)).view(1, rows, 1)
+        self._carried_states = [(h * keep.to(h.device), c * keep.to(c.device)) for h, c in self._carried_states]
 
     def forward(self, char_ids: torch.Tensor, keep_boundaries: bool = False) -> BilmOutput:
         """``char_ids`` ``(batch, tokens, chars)``: ids without boundary tokens, zero rows as padding.
@@ -129,12 +161,12 @@ class BiLM(nn.Module):
         batch = sorted_rows.shape[0]
         p, d = self.options.projection_dim, self.options.dim
         zeros = [(like.new_zeros(2, batch, p), like.new_zeros(2, batch, d)) for _ in self.layers]
-        if not self.stateful or self._states is None:
+        if not self.stateful or self._carried_states is None:
             return zeros
-        stored_rows = self._states[0][0].shape[1]
+        stored_rows = self._carried_states[0][0].shape[1]
         known = sorted_rows < stored_rows
         initial = []
-        for (h0, c0), (h, c) in zip(zeros, self._states):
+        for (h0, c0), (h, c) in zip(zeros, self._carried_states):
             h, c = h.to(like.device), c.to(like.device)
             index = sorted_rows.clamp(max=stored_rows - 1)
             keep = known.view(1, -1, 1)
@@ -143,11 +175,11 @@ class BiLM(nn.Module):
 
     def _store_states(self, sorted_rows: torch.Tensor, finals: List[LstmState]) -> None:
         batch = sorted_rows.shape[0]
-        if self._states is None:
-            self._states = [(h.new_zeros(h.shape), c.new_zeros(c.shape)) for h, c in finals]
-        stored_rows = self._states[0][0].shape[1]
+        if self._carried_states is None:
+            self._carried_states = [(h.new_zeros(h.shape), c.new_zeros(c.shape)) for h, c in finals]
+        stored_rows = self._carried_states[0][0].shape[1]
         updated: List[LstmState] = []
-        for (h_old, c_old), (h_new, c_new) in zip(self._states, finals):
+        for (h_old, c_old), (h_new, c_new) in zip(self._carried_states, finals):
             if stored_rows < batch:  # grow: new rows start from zero
                 h_old = torch.cat([h_old, h_old.new_zeros(2, batch - stored_rows, h_old.shape[2])], dim=1)
                 c_old = torch.cat([c_old, c_old.new_zeros(2, batch - stored_rows, c_old.shape[2])], dim=1)
@@ -155,7 +187,7 @@ class BiLM(nn.Module):
             h_old[:, sorted_rows] = h_new.detach()
             c_old[:, sorted_rows] = c_new.detach()
             updated.append((h_old, c_old))
-        self._states = updated
+        self._carried_states = updated
 
 
 def _unpack(packed: torch.Tensor, layout: PackedLayout, grid_size: int) -> torch.Tensor:

@@ -31,6 +31,7 @@ from allennlp.data import TextFieldTensors
 from allennlp.modules import TextFieldEmbedder
 from allennlp.modules.text_field_embedders import BasicTextFieldEmbedder
 
+from elmo_tasks.allennlp_internals import token_embedders
 from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder
 
 
@@ -98,7 +99,7 @@ def _the_elmo_embedder(text_field_embedder: TextFieldEmbedder, model_name: str) 
             f"{model_name}: elmo_at_output=true needs a 'basic' text_field_embedder (token_embedders), not "
             f"{type(text_field_embedder).__name__}. {advice}"
         )
-    embedders: Dict[str, torch.nn.Module] = dict(text_field_embedder._token_embedders)
+    embedders = token_embedders(text_field_embedder)
     elmo: List[Tuple[str, ElmoTokenEmbedder]] = [
         (name, embedder) for name, embedder in sorted(embedders.items()) if isinstance(embedder, ElmoTokenEmbedder)
     ]
@@ -134,8 +135,10 @@ def accept_state_dicts_with_elmo_twice(model: torch.nn.Module) -> None:
     as a second submodule ``_elmo`` too: their state dicts list its tensors twice, once under
     ``_elmo.`` (dropped here: the same tensors are read from the text field embedder's keys)."""
 
-    def drop_second_copy(state_dict: Dict[str, torch.Tensor], prefix: str, *args: object) -> None:
+    def drop_second_copy(
+        _model: torch.nn.Module, state_dict: Dict[str, torch.Tensor], prefix: str, *args: object
+    ) -> None:
         for key in [key for key in state_dict if key.startswith(prefix + "_elmo.")]:
             del state_dict[key]
 
-    model._register_load_state_dict_pre_hook(drop_second_copy)
+    model.register_load_state_dict_pre_hook(drop_second_copy)

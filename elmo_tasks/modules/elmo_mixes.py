@@ -79,7 +79,8 @@ class ElmoMixes(torch.nn.Module):
         if isinstance(bilm, BiLM):
             for parameter in bilm.parameters():
                 parameter.requires_grad_(requires_grad)
-        self._register_load_state_dict_pre_hook(self._read_allennlp_keys)
+        self.register_load_state_dict_pre_hook(_read_allennlp_keys)
+        self.register_load_state_dict_post_hook(_invalidate_word_cache)
 
     def _setup_mixes(
         self,
@@ -135,7 +136,7 @@ class ElmoMixes(torch.nn.Module):
             )
         else:
             self.word_cache = WordVectorCache(cached_words, self.bilm.options.max_characters_per_token)
-            self.bilm.token_encoder.word_cache = self.word_cache
+            self.bilm.use_word_cache(self.word_cache)
 
     # ---- the pass ----------------------------------------------------------------------
 
@@ -243,20 +244,11 @@ class ElmoMixes(torch.nn.Module):
             raise ConfigurationError(
                 "reset_states(mask) needs our biLM (options_file/weight_file), not a custom module"
             )
-        states = self.bilm._states  # per layer (h, c), each (directions, rows, width), rows in batch order
-        if states is None:
-            return
-        rows = states[0][0].shape[1]
-        if mask.shape != (rows,):
-            raise ValueError(
-                f"reset_states: the mask must have shape ({rows},) (the rows kept), got {tuple(mask.shape)}"
-            )
-        keep = (~mask.to(torch.bool)).view(1, rows, 1)
-        self.bilm._states = [(h * keep.to(h.device), c * keep.to(c.device)) for h, c in states]
+        self.bilm.reset_states(mask)
 
     # ---- archives of AllenNLP's ELMo -----------------------------------------------------
 
-    def _read_allennlp_keys(self, state_dict: Dict[str, torch.Tensor], prefix: str, *args) -> None:
+    def _read_allennlp_keys(self, state_dict: Dict[str, torch.Tensor], prefix: str) -> None:
         """Accept a state dict of AllenNLP's ``elmo_token_embedder`` or ``Elmo`` (same arrays, other names)."""
         inner = prefix + "_elmo."  # ElmoTokenEmbedder wraps an Elmo
         elmo_prefix = inner if is_allennlp_bilm_state(state_dict, inner) else prefix
@@ -294,7 +286,13 @@ class ElmoMixes(torch.nn.Module):
             state_dict[new] = state_dict.pop(old)
         logger.info("read an AllenNLP ELMo state dict at '%s' (%d biLM tensors converted)", prefix or "<root>", count)
 
-    def _load_from_state_dict(self, state_dict: Dict[str, Any], prefix: str, *args: Any, **kwargs: Any) -> None:
-        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
-        if self.word_cache is not None:  # new weights: the cached word vectors are stale
-            self.word_cache.invalidate()
+
+def _read_allennlp_keys(module: ElmoMixes, state_dict: Dict[str, torch.Tensor], prefix: str, *args: Any) -> None:
+    """``load_state_dict``'s pre-hook (torch's public one, which passes the module first)."""
+    module._read_allennlp_keys(state_dict, prefix)
+
+
+def _invalidate_word_cache(module: ElmoMixes, incompatible_keys: Any) -> None:
+    """``load_state_dict``'s post-hook: new weights make the cached word vectors stale."""
+    if module.word_cache is not None:
+        module.word_cache.invalidate()

@@ -84,7 +84,10 @@ class PaddedRnnEncoder(Seq2SeqEncoder):
     def _run_direction(self, layer: int, suffix: str, inputs: torch.Tensor) -> torch.Tensor:
         """One layer in one direction (``suffix`` "" or "_reverse") from a zero state, over all of ``inputs``."""
         template = self._layer_templates[layer]
-        weights = {name: getattr(self._module, f"{name[:-1]}{layer}{suffix}") for name in template._flat_weights_names}
+        # the template's parameters are named "<kind>_l0" (e.g. weight_ih_l0); the module's "<kind>_l<layer><suffix>"
+        weights = {
+            name: getattr(self._module, f"{name[:-1]}{layer}{suffix}") for name, _ in template.named_parameters()
+        }
         return functional_call(template, weights, (inputs,))[0]
 
     def forward(

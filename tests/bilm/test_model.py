@@ -105,3 +105,36 @@ def test_bad_input_gives_clear_errors():
         model(torch.ones(1, 3, 50))
     with pytest.raises(BilmError, match=r"must lie in \[0, 262\)"):
         model(torch.full((1, 2, 50), 300, dtype=torch.long))
+
+
+def test_carried_states_and_resetting_some_rows_through_the_public_methods():
+    model = load_bilm(OPTIONS_FILE, WEIGHT_FILE, stateful=True).eval()
+    assert model.carried_states() is None
+    model.reset_states(torch.tensor([True]))  # nothing carried yet: nothing to do
+    _embed(model, SENTENCES[:3])
+    states = model.carried_states()
+    assert states is not None and len(states) == 2 and states[0][0].shape[1] == 3
+    model.reset_states(torch.tensor([False, True, False]))
+    for (h, c), (h_before, c_before) in zip(model.carried_states(), states):
+        assert torch.all(h[:, 1] == 0) and torch.all(c[:, 1] == 0)
+        assert torch.equal(h[:, 0], h_before[:, 0]) and torch.equal(c[:, 2], c_before[:, 2])
+    with pytest.raises(ValueError, match=r"the mask must have shape \(3,\)"):
+        model.reset_states(torch.tensor([True, False]))
+    model.reset_states()
+    assert model.carried_states() is None
+
+
+def test_a_word_cache_installed_with_use_word_cache_gives_the_same_vectors():
+    from elmo_tasks.bilm.word_cache import WordVectorCache
+
+    model = load_bilm(OPTIONS_FILE, WEIGHT_FILE).eval()
+    expected = _embed(model, SENTENCES)
+    cache = WordVectorCache(["The", "the", "fox", "<S>", "</S>"], model.options.max_characters_per_token)
+    model.use_word_cache(cache)
+    assert model.word_cache is cache
+    found = _embed(model, SENTENCES)
+    assert cache.hits > 0
+    for want, got in zip(expected.layers, found.layers):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+    model.use_word_cache(None)
+    assert model.word_cache is None

@@ -137,7 +137,7 @@ def test_word_cache_gives_the_character_path_vectors_and_skips_known_words():
     # first call builds the 6 cached vectors (4 words + <S> + </S>); then only the 4 distinct
     # unknown words (helps, disambiguate, from, Elmo) go through the character CNN
     assert encoded == [6, 4]
-    word_cache = cached.bilm.token_encoder.word_cache
+    word_cache = cached.bilm.word_cache
     assert (word_cache.hits, word_cache.misses) == (6, 4)
     # AllenNLP's word_inputs argument is accepted and changes nothing
     word_ids = torch.tensor([[2, 3, 4, 0, 0, 0, 0], [5, 1, 1, 5, 1, 1, 4]])

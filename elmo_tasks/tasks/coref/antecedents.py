@@ -13,9 +13,10 @@ import logging
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, cast
 
 import torch
-from allennlp.modules import FeedForward
 from allennlp.nn import util
 from allennlp.training.metrics import Average
+
+from elmo_tasks.tasks.coref.feedforward import LayeredFeedForward
 
 logger = logging.getLogger(__name__)
 
@@ -170,7 +171,7 @@ def _pair_products(top_embeddings: torch.Tensor, first: int, last: int, indices:
 
 
 def score_pair_chunk(
-    feedforward: FeedForward,
+    feedforward: LayeredFeedForward,
     scorer: torch.nn.Linear,
     parts: PairLayerParts,
     top_embeddings: torch.Tensor,
@@ -192,20 +193,11 @@ def score_pair_chunk(
         + products
         + torch.nn.functional.linear(features, parts.feature_weight)
     )
-    return scorer(after_first_layer(feedforward, hidden)).squeeze(-1)
-
-
-def after_first_layer(feedforward: FeedForward, first_layer_output: torch.Tensor) -> torch.Tensor:
-    """``FeedForward.forward`` after its first linear layer (computed by parts by the caller)."""
-    hidden = feedforward._dropout[0](feedforward._activations[0](first_layer_output))
-    layers = zip(feedforward._linear_layers[1:], feedforward._activations[1:], feedforward._dropout[1:])
-    for layer, activation, dropout in layers:
-        hidden = dropout(activation(layer(hidden)))
-    return hidden
+    return scorer(feedforward.after_first_layer(hidden)).squeeze(-1)
 
 
 def score_pairs(
-    feedforward: FeedForward,
+    feedforward: LayeredFeedForward,
     scorer: torch.nn.Linear,
     top_embeddings: torch.Tensor,
     antecedents: Antecedents,
@@ -219,7 +211,7 @@ def score_pairs(
     training, rebuilt in the backward pass instead of kept (``PairProductLayer``). What training keeps
     per pair are the hidden layers' activations (a few kept x K x hidden tensors).
     """
-    parts = pair_layer_parts(cast(torch.nn.Linear, feedforward._linear_layers[0]), top_embeddings)
+    parts = pair_layer_parts(feedforward.first_layer, top_embeddings)
     kept = antecedents.indices.size(1)
     pieces = []
     for first in range(0, kept, chunk_size):

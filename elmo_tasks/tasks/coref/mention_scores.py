@@ -21,11 +21,11 @@ extractors for the kept spans only (``model.py``), a few percent of the candidat
 from typing import NamedTuple, cast
 
 import torch
-from allennlp.modules import FeedForward
 from allennlp.modules.span_extractors import EndpointSpanExtractor, SelfAttentiveSpanExtractor
 from allennlp.nn import util
 
-from elmo_tasks.tasks.coref.antecedents import after_first_layer
+from elmo_tasks.allennlp_internals import endpoint_width_embedding, head_attention
+from elmo_tasks.tasks.coref.feedforward import LayeredFeedForward
 
 
 class MentionLayerParts(NamedTuple):
@@ -48,8 +48,8 @@ def mention_layer_parts(
 ) -> MentionLayerParts:
     """The per-token and per-width parts of the mention FFNN's first layer (``first_layer``), from the
     BiLSTM states ``contextual`` and the word representations ``embedded``, (batch, tokens, dim)."""
-    width_embedding = endpoint_extractor._span_width_embedding
-    if width_embedding is None or endpoint_extractor._combination != "x,y" or endpoint_extractor._bucket_widths:
+    width_embedding = endpoint_width_embedding(endpoint_extractor)
+    if width_embedding is None:
         raise ValueError("mention scores by parts need the model's endpoint extractor: x,y and raw width embeddings")
     context_dim, embedding_dim = contextual.size(-1), embedded.size(-1)
     width_dim = width_embedding.get_output_dim()
@@ -61,7 +61,7 @@ def mention_layer_parts(
         ends=torch.nn.functional.linear(contextual, end_weight),
         widths=torch.nn.functional.linear(width_embedding.weight, width_weight),
         head_values=torch.nn.functional.linear(embedded, head_weight),
-        head_logits=attentive_extractor._global_attention(embedded),
+        head_logits=head_attention(attentive_extractor)(embedded),
     )
 
 
@@ -94,7 +94,7 @@ def first_layer_of_spans(parts: MentionLayerParts, spans: torch.Tensor) -> torch
 
 
 def mention_scores_from_first_layer(
-    feedforward: FeedForward, scorer: torch.nn.Linear, first_layer_output: torch.Tensor
+    feedforward: LayeredFeedForward, scorer: torch.nn.Linear, first_layer_output: torch.Tensor
 ) -> torch.Tensor:
     """s_m(i), (batch, spans): the rest of the mention FFNN and its scorer."""
-    return scorer(after_first_layer(feedforward, first_layer_output)).squeeze(-1)
+    return scorer(feedforward.after_first_layer(first_layer_output)).squeeze(-1)

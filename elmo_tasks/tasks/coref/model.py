@@ -27,17 +27,18 @@ index into ``antecedent_indices`` or -1 for none, ``clusters`` (per document, li
 ``document`` (its words) and ``name``; ``make_output_human_readable`` adds ``cluster_strings``.
 """
 
-from typing import Any, Dict, List, Optional, Sequence, cast
+from typing import Any, Dict, List, Optional, Sequence
 
 import torch
 from allennlp.common import Lazy
 from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models import Model
-from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder
+from allennlp.modules import Seq2SeqEncoder, TextFieldEmbedder
 from allennlp.modules.span_extractors import EndpointSpanExtractor, SelfAttentiveSpanExtractor
 from allennlp.nn import InitializerApplicator, RegularizerApplicator, util
 
 from elmo_tasks.tasks.coref import antecedents as ranking
+from elmo_tasks.tasks.coref.feedforward import LayeredFeedForward
 from elmo_tasks.tasks.coref.mention_scores import (
     MentionLayerParts,
     first_layer_of_spans,
@@ -83,8 +84,8 @@ class CorefElmo(Model):
         vocab: Vocabulary,
         text_field_embedder: TextFieldEmbedder,
         context_layer: Seq2SeqEncoder,
-        mention_feedforward: FeedForward,
-        antecedent_feedforward: FeedForward,
+        mention_feedforward: LayeredFeedForward,
+        antecedent_feedforward: LayeredFeedForward,
         feature_size: int = 20,
         max_span_width: int = 10,
         spans_per_word: float = 0.4,
@@ -139,8 +140,8 @@ class CorefElmo(Model):
         vocab: Vocabulary,
         text_field_embedder: TextFieldEmbedder,
         context_layer: Lazy[Seq2SeqEncoder],
-        mention_feedforward: Lazy[FeedForward],
-        antecedent_feedforward: Lazy[FeedForward],
+        mention_feedforward: Lazy[LayeredFeedForward],
+        antecedent_feedforward: Lazy[LayeredFeedForward],
         feature_size: int = 20,
         max_span_width: int = 10,
         spans_per_word: float = 0.4,
@@ -185,11 +186,10 @@ class CorefElmo(Model):
     ) -> torch.Tensor:
         """s_m(i) of every candidate span, (batch, spans), masked spans lowest: s_m(FFNN(g_i)) by the
         parts of the first layer (``mention_scores.py``), without forming g_i."""
-        first_layer = cast(torch.nn.Linear, self.mention_feedforward._linear_layers[0])
         parts = mention_layer_parts(
             self.endpoint_span_extractor,
             self.attentive_span_extractor,
-            first_layer,
+            self.mention_feedforward.first_layer,
             document_contextual,
             document_embedded,
         )

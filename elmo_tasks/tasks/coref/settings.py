@@ -2,9 +2,10 @@
 settings the model cannot run with (``ConfigurationError`` saying what to change)."""
 
 from allennlp.common.checks import ConfigurationError, check_dimensions_match
-from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder
+from allennlp.modules import Seq2SeqEncoder, TextFieldEmbedder
 
 from elmo_tasks.modules.elmo_token_embedder import find_elmo_embedder
+from elmo_tasks.tasks.coref.feedforward import LayeredFeedForward
 from elmo_tasks.tasks.coref.names import MODEL
 
 #: What to do about a width the config gives where the model would derive it.
@@ -24,11 +25,18 @@ def pair_width(span_dim: int, feature_size: int) -> int:
 def check_widths(
     text_field_embedder: TextFieldEmbedder,
     context_layer: Seq2SeqEncoder,
-    mention_feedforward: FeedForward,
-    antecedent_feedforward: FeedForward,
+    mention_feedforward: LayeredFeedForward,
+    antecedent_feedforward: LayeredFeedForward,
     feature_size: int,
 ) -> None:
-    """Each layer's input width is what the layer before it gives."""
+    """Each layer's input width is what the layer before it gives (and the FFNNs are ones whose first
+    layer the model can compute by parts)."""
+    for name, feedforward in (("mention", mention_feedforward), ("antecedent", antecedent_feedforward)):
+        if not isinstance(feedforward, LayeredFeedForward):
+            raise ConfigurationError(
+                f"{MODEL}: {name}_feedforward must be a LayeredFeedForward (elmo_tasks.tasks.coref.feedforward, "
+                f"AllenNLP FeedForward's arguments), got {type(feedforward).__name__}"
+            )
     embedding_dim = text_field_embedder.get_output_dim()
     check_dimensions_match(
         embedding_dim, context_layer.get_input_dim(), "the text_field_embedder's output dim",

@@ -7,11 +7,12 @@ from typing import Dict, List, Tuple
 import pytest
 import torch
 from allennlp.data import Batch, Vocabulary
-from allennlp.modules import FeedForward
 from allennlp.modules.span_extractors import EndpointSpanExtractor, SelfAttentiveSpanExtractor
 from allennlp.nn import Activation, util
 
+from elmo_tasks.allennlp_internals import head_attention
 from elmo_tasks.tasks.coref import antecedents as ranking
+from elmo_tasks.tasks.coref.feedforward import LayeredFeedForward
 from elmo_tasks.tasks.coref.mention_scores import (
     first_layer_of_spans,
     head_attention_sums,
@@ -51,7 +52,7 @@ def test_head_attention_sums_equal_the_self_attentive_extractor(dtype, tolerance
     projection = torch.randn(HIDDEN, EMBEDDING_DIM, dtype=dtype, requires_grad=True)
     spans, span_mask = _spans(2, 20, seed=1)
     expected = extractor(words, spans, span_indices_mask=span_mask)
-    logits = extractor._global_attention(words)
+    logits = head_attention(extractor)(words)
     found = head_attention_sums(words, logits, spans) * span_mask.unsqueeze(-1)
     assert _relative_error(found, expected) < tolerance
     projected = head_attention_sums(words.matmul(projection.t()), logits, spans) * span_mask.unsqueeze(-1)
@@ -73,7 +74,7 @@ def _mention_modules(dtype: torch.dtype):
     )
     attentive = SelfAttentiveSpanExtractor(EMBEDDING_DIM)
     span_dim = 2 * CONTEXT_DIM + FEATURE_DIM + EMBEDDING_DIM
-    feedforward = FeedForward(span_dim, 2, HIDDEN, Activation.by_name("relu")())
+    feedforward = LayeredFeedForward(span_dim, 2, HIDDEN, Activation.by_name("relu")())
     scorer = torch.nn.Linear(HIDDEN, 1)
     return [module.to(dtype) for module in (endpoint, attentive, feedforward, scorer)]
 
@@ -93,7 +94,7 @@ def test_mention_scores_by_parts_equal_the_ffnn_on_the_extractors_span_represent
         dim=-1,
     )
     expected = scorer(feedforward(span_embeddings)).squeeze(-1) * span_mask
-    parts = mention_layer_parts(endpoint, attentive, feedforward._linear_layers[0], contextual, embedded)
+    parts = mention_layer_parts(endpoint, attentive, feedforward.first_layer, contextual, embedded)
     found = mention_scores_from_first_layer(feedforward, scorer, first_layer_of_spans(parts, spans)) * span_mask
     assert _relative_error(found, expected) < tolerance
 
@@ -117,7 +118,7 @@ def test_an_endpoint_extractor_the_parts_do_not_know_is_an_error():
     unknown = EndpointSpanExtractor(CONTEXT_DIM, combination="x,y,x*y")
     contextual, embedded = torch.randn(1, TOKENS, CONTEXT_DIM), torch.randn(1, TOKENS, EMBEDDING_DIM)
     with pytest.raises(ValueError, match="x,y and raw width embeddings"):
-        mention_layer_parts(unknown, attentive, feedforward._linear_layers[0], contextual, embedded)
+        mention_layer_parts(unknown, attentive, feedforward.first_layer, contextual, embedded)
 
 
 def _previous_loss(model: CorefElmo, tensors: Dict) -> Tuple[torch.Tensor, torch.Tensor]:

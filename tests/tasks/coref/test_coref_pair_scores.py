@@ -5,10 +5,10 @@ and with the same dropout draws."""
 
 import pytest
 import torch
-from allennlp.modules import FeedForward
 from allennlp.nn import Activation
 
 from elmo_tasks.tasks.coref.antecedents import KeptSpans, antecedent_candidates, score_pairs
+from elmo_tasks.tasks.coref.feedforward import LayeredFeedForward
 
 SPAN_DIM, FEATURE_DIM, HIDDEN = 7, 5, 6
 
@@ -25,7 +25,7 @@ def _concatenated_pair_scores(feedforward, scorer, top_embeddings, antecedents, 
 
 def _inputs(kept: int, max_antecedents: int, dropout: float = 0.0):
     torch.manual_seed(3)
-    feedforward = FeedForward(
+    feedforward = LayeredFeedForward(
         3 * SPAN_DIM + FEATURE_DIM, 2, HIDDEN, Activation.by_name("relu")(), dropout=dropout
     ).double()
     scorer = torch.nn.Linear(HIDDEN, 1).double()
@@ -74,6 +74,6 @@ def test_training_draws_the_dropout_of_the_ffnn_on_the_concatenated_pair():
 
 def test_a_first_layer_too_narrow_for_the_pairs_is_an_error_that_says_so():
     feedforward, scorer, top_embeddings, antecedents, features = _inputs(kept=4, max_antecedents=2)
-    narrow = FeedForward(3 * SPAN_DIM, 2, HIDDEN, Activation.by_name("relu")()).double()
+    narrow = LayeredFeedForward(3 * SPAN_DIM, 2, HIDDEN, Activation.by_name("relu")()).double()
     with pytest.raises(ValueError, match="pairs of spans of 7 dimensions need 3 x 7 plus the pair features"):
         score_pairs(narrow, scorer, top_embeddings, antecedents, features, 64)

@@ -42,6 +42,9 @@ LOAD_TIME_REQUIREMENTS = (
 )
 #: Set to a folder (or several, separated like PATH) where these are already installed to skip pip.
 PATH_VARIABLE = "ELMO_TASKS_ALLENNLP_MODELS_PATH"
+#: Set to a checkout of allennlp-models v2.10.1 (``git clone --branch v2.10.1``) to run its own config tests
+#: (``tests/training_config_test.py`` with ``test_fixtures/`` and ``training_config/``, which the wheel lacks).
+SOURCE_VARIABLE = "ELMO_TASKS_ALLENNLP_MODELS_SOURCE"
 
 # (source, registry, name, registered class); registry and class as "module.QualifiedName"
 Registration = Tuple[str, str, str, str]

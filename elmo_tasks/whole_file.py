@@ -1,16 +1,20 @@
 """Output files that are never left half-written: written under a hidden temporary name beside the
 destination (``.NAME.*.partial``) and renamed onto it only when complete. A rename within a folder is
 atomic, so the destination holds its old content or the whole new one, whatever stops the writer;
-a killed process may leave a ``.partial`` file behind, never a truncated ``NAME``."""
+a killed process may leave a ``.partial`` file behind, never a truncated ``NAME``. A folder of files
+that belong together (an exported biLM) is written the same way by :class:`WholeFolder`."""
 
 import errno
 import io
 import os
 import re
+import shutil
+import signal
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Optional, Type, Union
+from typing import Any, Iterator, Optional, Type, Union
 
 # how HDF5 reports a failed system call inside an h5py error's text
 _HDF5_ERRNO = re.compile(r"errno = (\d+)")
@@ -46,11 +50,73 @@ class WholeFile:
             self.partial.unlink(missing_ok=True)
 
 
-def _new_file_mode() -> int:
-    """The permissions a plain ``open(path, "w")`` would give (``mkstemp`` makes files private)."""
+class WholeFolder:
+    """``with WholeFolder(directory) as partial:`` write the files into the folder ``partial``; at the end
+    of the block they replace the entries of the same names in ``directory`` (which is created if it does
+    not exist), or ``partial`` is removed if the block raised.
+
+    ``partial`` is a hidden folder (``.NAME.*.partial``), so nothing in ``directory`` changes while the
+    files are written: a killed writer leaves at most that folder behind. When ``directory`` does not
+    exist, ``partial`` lies beside it and is renamed onto it, one atomic step; otherwise it lies inside
+    it and its entries are renamed in one by one (a subfolder: the old one renamed aside first, then
+    removed) with SIGINT and SIGTERM held until the last is in, so a Ctrl-C never leaves half an old and
+    half a new set. (Only SIGKILL or a crash inside those few renames can.) The partial folder is made
+    when the object is built, so an unwritable place raises ``OSError`` there, before any work is done."""
+
+    def __init__(self, path: Union[str, Path]) -> None:
+        self.final = Path(os.path.realpath(path))
+        self.final.parent.mkdir(parents=True, exist_ok=True)
+        inside = self.final if self.final.is_dir() else self.final.parent
+        self.partial = Path(tempfile.mkdtemp(prefix=f".{self.final.name}.", suffix=".partial", dir=inside))
+
+    def __enter__(self) -> Path:
+        return self.partial
+
+    def __exit__(
+        self,
+        kind: Optional[Type[BaseException]],
+        error: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        try:
+            if kind is None:
+                with stopping_signals_held():
+                    self._move_in()
+        finally:
+            shutil.rmtree(self.partial, ignore_errors=True)
+
+    def _move_in(self) -> None:
+        if self.partial.parent != self.final:  # made beside a folder that did not exist
+            os.chmod(self.partial, 0o777 & ~_umask())  # mkdtemp makes the folder private
+            os.rename(self.partial, self.final)
+            return
+        for entry in sorted(os.listdir(self.partial)):  # partial lies inside final
+            new, old = self.partial / entry, self.final / entry
+            if new.is_dir() and not new.is_symlink() and old.is_dir() and not old.is_symlink():
+                os.rename(old, self.partial / f".old.{entry}")  # removed with the partial folder
+            os.replace(new, old)
+
+
+@contextmanager
+def stopping_signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait (the kernel keeps them pending) until the block has run, then arrive."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _umask() -> int:
     umask = os.umask(0)
     os.umask(umask)
-    return 0o666 & ~umask
+    return umask
+
+
+def _new_file_mode() -> int:
+    """The permissions a plain ``open(path, "w")`` would give (``mkstemp`` makes files private)."""
+    return 0o666 & ~_umask()
 
 
 class FirstWriteFailure(io.RawIOBase):

@@ -16,6 +16,7 @@ from elmo_tasks.bilm.errors import WeightFileError
 from elmo_tasks.bilm.model import BiLM
 from elmo_tasks.bilm.options import BilmOptions
 from elmo_tasks.bilm.references import resolve_bilm_file
+from elmo_tasks.whole_file import FirstWriteFailure
 
 _LSTM = "RNN_{d}/RNN/MultiRNNCell/Cell{l}/LSTMCell/"
 
@@ -151,12 +152,24 @@ def weight_arrays(model: BiLM) -> Dict[str, np.ndarray]:
 def save_weights(model: BiLM, path: str, dtype: str = "float32") -> None:
     """Write ``model`` in the original layout (``dtype='float16'`` halves the file)."""
     try:
-        handle = _open(path, "w")
+        raw = FirstWriteFailure(path)
     except OSError as err:
         raise WeightFileError(f"cannot write {path} ({err})") from None
-    with handle:
-        for name, array in weight_arrays(model).items():
-            handle.create_dataset(name, data=array.astype(dtype))
+    # through FirstWriteFailure: on a full disk HDF5 would retry its cached writes at every close,
+    # printing a traceback each time; the first failed write is raised (an OSError with its errno)
+    import h5py  # lazily, as in _open
+
+    try:
+        with raw, h5py.File(raw, "w") as handle:
+            for name, array in weight_arrays(model).items():
+                if raw.failure is not None:
+                    break
+                handle.create_dataset(name, data=array.astype(dtype))
+    except (OSError, RuntimeError):
+        if raw.failure is None:
+            raise
+    if raw.failure is not None:
+        raise raw.failure
 
 
 def export_bilm(model: BiLM, directory: str, dtype: str = "float32") -> Tuple[str, str]:

@@ -29,11 +29,13 @@ from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.coref_score import report, score_files
 from elmo_tasks.commands.registration import register_command
+from elmo_tasks.stopping import stopped_with_one_line
 from elmo_tasks.tasks.coref.conll import coref_cells, parse_conll_lines, replace_last_column
 from elmo_tasks.tasks.coref.metric import ResponseRejected
 from elmo_tasks.tasks.coref.predictor import MAX_DOCUMENT_TOKENS, MAX_PADDED_TOKENS, check_document_size
 from elmo_tasks.tasks.data_files import DataFileError, read_lines
 from elmo_tasks.tasks.input_limits import InputTooLong
+from elmo_tasks.whole_file import WholeFile
 from elmo_tasks.wording import counted
 
 _fail = CommandError("coref-conll")
@@ -81,8 +83,8 @@ def predict_file(
             crossing += crossing_pairs(clusters)
             for line_number, cell in zip(document.token_lines, coref_cells(document.num_tokens, clusters)):
                 output_lines[line_number - 1] = replace_last_column(lines[line_number - 1], cell)
-    with open(output_file, "w", encoding="utf-8") as handle:
-        handle.writelines(output_lines)
+    with WholeFile(output_file) as partial, open(partial, "w", encoding="utf-8") as handle:
+        handle.writelines(output_lines)  # renamed onto output_file when whole
     return len(documents), crossing
 
 
@@ -99,6 +101,14 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> None:
+    """Ctrl-C or SIGTERM ends it with one line (:mod:`elmo_tasks.stopping`); the output is written under
+    a temporary name and renamed into place when complete."""
+    outcome = f"{args.output_file} was not written (an earlier file there is unchanged); run the same command again"
+    with stopped_with_one_line("coref-conll", outcome):
+        _predict(args)
+
+
+def _predict(args: argparse.Namespace) -> None:
     start = time.monotonic()
     try:
         check_archive_task(args.archive_file, "coref-conll", "coref")

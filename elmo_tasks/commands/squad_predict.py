@@ -20,6 +20,7 @@ from elmo_tasks.archive_errors import ArchiveFileError, load_model_archive
 from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.registration import register_command
+from elmo_tasks.stopping import stopped_with_one_line
 from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.tasks.data_selection import DataPathError
 from elmo_tasks.tasks.input_limits import InputTooLong
@@ -28,6 +29,7 @@ from elmo_tasks.tasks.squad.metric import metric_line, score_predictions
 from elmo_tasks.tasks.squad.names import PREDICTOR
 from elmo_tasks.tasks.squad.predictor import SquadQaPredictor
 from elmo_tasks.tasks.squad.reader import iter_questions
+from elmo_tasks.whole_file import WholeFile, write_failure
 from elmo_tasks.wording import counted
 
 _fail = CommandError("squad-predict")
@@ -55,6 +57,14 @@ def gold_answers(dataset_file: str) -> List[Tuple[str, List[str]]]:
 
 
 def _run(args: argparse.Namespace) -> None:
+    """Ctrl-C or SIGTERM ends it with one line (:mod:`elmo_tasks.stopping`); the output is written under
+    a temporary name and renamed into place when complete."""
+    outcome = f"{args.output_file} was not written (an earlier file there is unchanged); run the same command again"
+    with stopped_with_one_line("squad-predict", outcome):
+        _predict(args)
+
+
+def _predict(args: argparse.Namespace) -> None:
     if args.batch_size < 1:
         _fail("--batch-size must be at least 1")
     try:
@@ -85,9 +95,12 @@ def _run(args: argparse.Namespace) -> None:
         batch: List[Instance] = instances[offset : offset + args.batch_size]
         for output in predictor.predict_batch_instance(batch):
             predictions[output["question_id"]] = output["answer"]
-    Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)
-    with open(args.output_file, "w", encoding="utf-8") as handle:
-        json.dump(predictions, handle, ensure_ascii=False)
+    try:
+        Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)
+        with WholeFile(args.output_file) as partial, open(partial, "w", encoding="utf-8") as handle:
+            json.dump(predictions, handle, ensure_ascii=False)
+    except OSError as error:
+        _fail(write_failure(args.output_file, error.errno or 0))
     scores = score_predictions(gold, predictions)
     answers, questions = counted(len(predictions), "answer"), counted(int(scores["questions"]), "question")
     print(

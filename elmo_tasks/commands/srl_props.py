@@ -2,8 +2,10 @@
 format that the official scorer srl-eval.pl reads, plus the project's srl-eval score."""
 
 import argparse
+import contextlib
 import sys
 import time
+from typing import TextIO
 
 from allennlp.common.tqdm import Tqdm
 
@@ -11,10 +13,12 @@ from elmo_tasks.archive_errors import ArchiveFileError, load_model_archive
 from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.registration import register_command
+from elmo_tasks.stopping import stopped_with_one_line
 from elmo_tasks.tasks.srl.metric import SrlCounts, metric_line
 from elmo_tasks.tasks.srl.props import write_props
 from elmo_tasks.tasks.srl.reader import FORMATS, read_srl_sentences
 from elmo_tasks.tasks.srl.sentence_prediction import predict_sentences
+from elmo_tasks.whole_file import WholeFile
 from elmo_tasks.wording import counted
 
 _fail = CommandError("srl-props")
@@ -45,6 +49,17 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> None:
+    """Ctrl-C or SIGTERM ends it with one line (:mod:`elmo_tasks.stopping`); the outputs are written
+    under temporary names and renamed into place only when every sentence is in them."""
+    if args.gold_output:
+        outcome = f"{args.output_file} and {args.gold_output} were not written (earlier files there are unchanged)"
+    else:
+        outcome = f"{args.output_file} was not written (an earlier file there is unchanged)"
+    with stopped_with_one_line("srl-props", f"{outcome}; run the same command again"):
+        _predict(args)
+
+
+def _predict(args: argparse.Namespace) -> None:
     if args.batch_size < 1:
         _fail("--batch-size must be at least 1")
     try:
@@ -66,9 +81,10 @@ def _run(args: argparse.Namespace) -> None:
         _fail(f"cannot tell the input format from the archive; pass --data-format ({', '.join(FORMATS)})")
     counts = SrlCounts()
     sentences = predicates = 0
-    gold_handle = open(args.gold_output, "w", encoding="utf-8") if args.gold_output else None
     try:
-        with open(args.output_file, "w", encoding="utf-8") as output:
+        with contextlib.ExitStack() as files:
+            output = _whole_text_file(files, args.output_file)
+            gold_handle = _whole_text_file(files, args.gold_output) if args.gold_output else None
             stream = read_srl_sentences(args.input_file, data_format)
             for sentence, predicted in Tqdm.tqdm(
                 predict_sentences(model, reader, stream, args.batch_size), desc="srl-props", unit=" sentences"
@@ -81,9 +97,6 @@ def _run(args: argparse.Namespace) -> None:
                 predicates += len(predicted.columns)
     except (ValueError, OSError) as error:
         _fail(str(error))
-    finally:
-        if gold_handle is not None:
-            gold_handle.close()
     gold_note = f" and the gold props to {args.gold_output}" if args.gold_output else ""
     print(
         f"srl-props: wrote {counted(sentences, 'sentence')} ({counted(predicates, 'predicate')}) to "
@@ -92,6 +105,13 @@ def _run(args: argparse.Namespace) -> None:
         file=sys.stderr,
     )
     print(metric_line(counts))
+
+
+def _whole_text_file(files: contextlib.ExitStack, path: str) -> TextIO:
+    """``path`` open for writing under a temporary name, renamed into place when ``files`` closes
+    without an error (closed first), removed if it closes with one."""
+    partial = files.enter_context(WholeFile(path))
+    return files.enter_context(open(partial, "w", encoding="utf-8"))
 
 
 SrlProps = register_command("srl-props", DESCRIPTION, "Predict SRL props for a CoNLL file.", _add_arguments, _run)

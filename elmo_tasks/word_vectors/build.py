@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
 from elmo_tasks.build_lock import build_lock
-from elmo_tasks.whole_file import WholeFile
+from elmo_tasks.whole_file import WholeFile, write_failure
 from elmo_tasks.word_vectors.corpus import check_corpus_path
 from elmo_tasks.word_vectors.errors import WordVectorsError
 from elmo_tasks.word_vectors.glove_format import write_glove_file
@@ -85,13 +85,23 @@ def _reuse_or_build(
     from elmo_tasks.word_vectors.train import train_word_vectors
 
     trained = train_word_vectors(corpus, options, report)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    record_path(output).unlink(missing_ok=True)  # the old record no longer describes what will be there
     start = time.perf_counter()
-    with WholeFile(output) as partial:
-        write_glove_file(partial, trained.words, trained.vectors, options.decimals, compress=_compressed(output))
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        record_path(output).unlink(missing_ok=True)  # the old record no longer describes what will be there
+        with WholeFile(output) as partial:
+            write_glove_file(partial, trained.words, trained.vectors, options.decimals, compress=_compressed(output))
+    except OSError as error:  # a full disk, a read-only folder: one line, the earlier vectors as they were
+        kept = f"{output} keeps its earlier content" if output.exists() else f"nothing was written to {output}"
+        raise WordVectorsError(f"{write_failure(output, error.errno or 0)} ({kept})") from None
     record = _build_record(corpus, corpus_sha256, output, options, trained, time.perf_counter() - start)
-    write_record(output, record)
+    try:
+        write_record(output, record)
+    except OSError as error:
+        raise WordVectorsError(
+            f"{write_failure(record_path(output), error.errno or 0)} (the vectors in {output} are whole, but "
+            "without their record the next run trains them again)"
+        ) from None
     return {**record, "reused": False}
 
 

@@ -80,3 +80,74 @@ def test_a_run_record_on_a_full_or_read_only_disk_fails_its_run_with_one_line(tm
         with pytest.raises(RunFailed, match=r"r\.json: Read-only file system \(EROFS\)"):
             write_whole(disk / "r.json", "{}\n")
         assert (disk / "r.json").read_bytes() == b"old"
+
+
+# --- export-bilm and build-word-vectors (in this process: the commands' own code, without a second start) ----
+
+
+def _export(archive, output, capsys):
+    from tests.conftest import run_allennlp
+
+    with pytest.raises(SystemExit) as ended:
+        run_allennlp("export-bilm", str(archive), str(output))
+    return ended.value.code, capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def bilm_archive(tmp_path_factory):
+    from tests.conftest import untrained_archive
+
+    return untrained_archive("ner_elmo", tmp_path_factory.mktemp("ner_elmo"))  # weights.hdf5 of 14 MB
+
+
+EARLIER_EXPORT = {"options.json": b'{"earlier": "options"}', "weights.hdf5": b"earlier weights" * 100}
+
+
+@pytest.mark.parametrize("earlier", [False, True], ids=["empty-disk", "earlier-export"])
+def test_export_bilm_on_a_full_disk_says_so_and_keeps_an_earlier_export(tmp_path, bilm_archive, capsys, earlier):
+    with small_filesystem(tmp_path / "disk", kilobytes=256) as disk:
+        output = disk / "elmo"
+        if earlier:
+            output.mkdir()
+            for name, content in EARLIER_EXPORT.items():
+                (output / name).write_bytes(content)
+        code, err = _export(bilm_archive, output, capsys)
+        left = sorted(os.listdir(output)) if output.exists() else None
+        kept = {name: (output / name).read_bytes() for name in EARLIER_EXPORT} if earlier else None
+        beside = sorted(os.listdir(disk))
+    assert code == 2
+    state = "an earlier export there is unchanged" if earlier else "it holds no export"
+    assert err.strip().splitlines()[-1] == (
+        f"export-bilm: error: cannot write {output}: No space left on device (ENOSPC); free some space there or "
+        f"write to another folder ({state})"
+    ), err[-3000:]
+    assert "Traceback" not in err
+    if earlier:
+        assert kept == EARLIER_EXPORT and left == sorted(EARLIER_EXPORT)
+    else:
+        assert left is None and beside == []
+
+
+def test_build_word_vectors_on_a_full_disk_says_so_and_keeps_earlier_vectors(tmp_path, capsys):
+    from elmo_tasks.word_vectors.command import main
+
+    corpus = tmp_path / "corpus.txt"
+    words = [f"word{index}" for index in range(400)]
+    corpus.write_text("".join(" ".join(words[(i * 7 + k) % 400] for k in range(12)) + "\n" for i in range(2000)))
+    for earlier in (None, b"earlier vectors 0.1 0.2\n"):
+        with small_filesystem(tmp_path / f"disk{bool(earlier)}", kilobytes=256) as disk:
+            output = disk / "vectors.txt"
+            if earlier:
+                output.write_bytes(earlier)
+            with pytest.raises(SystemExit) as ended:
+                main([str(corpus), str(output), "--dim", "100", "--epochs", "1", "--workers", "1"])
+            err = capsys.readouterr().err
+            left = sorted(name for name in os.listdir(disk) if name != ".vectors.txt.lock")  # the build lock stays
+            kept = output.read_bytes() if earlier else None
+        state = f"{output} keeps its earlier content" if earlier else f"nothing was written to {output}"
+        assert ended.value.code == 2
+        assert err.strip().splitlines()[-1] == (
+            f"build-word-vectors: error: cannot write {output}: No space left on device (ENOSPC); free some space "
+            f"there or write to another folder ({state})"
+        ), err[-3000:]
+        assert left == (["vectors.txt"] if earlier else []) and kept == earlier

@@ -72,3 +72,37 @@ def test_a_signal_mid_run_ends_elmo_embed_with_one_line_and_nothing_lost(tmp_pat
     assert again.returncode == 0, err[-2000:]
     with h5py.File(output, "r") as written:
         assert len([name for name in written if name.isdigit()]) == 40
+
+
+@pytest.mark.slow
+def test_sigkill_mid_write_leaves_the_earlier_output_and_the_run_again_is_whole(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_text(SENTENCES, encoding="utf-8")
+    output = tmp_path / "out" / "out.hdf5"
+    output.parent.mkdir()
+    output.write_bytes(EARLIER)
+    process = _start("elmo-tasks", source, output)
+    try:
+        _wait_for_partial(output.parent, process)
+        process.kill()
+        process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == -signal.SIGKILL
+    names = sorted(os.listdir(output.parent))
+    # nothing could clean up: the partial file stays, hidden, and never replaces out.hdf5
+    assert (
+        names[-1] == "out.hdf5"
+        and len(names) == 2
+        and names[0].startswith(".out.hdf5.")
+        and names[0].endswith(".partial")
+    )
+    assert output.read_bytes() == EARLIER
+
+    short = "".join(SENTENCES.splitlines(keepends=True)[:40])
+    (tmp_path / "short.txt").write_text(short, encoding="utf-8")
+    again = _start("elmo-tasks", tmp_path / "short.txt", output)
+    _, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err[-2000:]
+    with h5py.File(output, "r") as written:
+        assert len([name for name in written if name.isdigit()]) == 40

@@ -12,6 +12,7 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.training.callbacks.callback import TrainerCallback
 
 from elmo_tasks.tasks.lm.pretrained import export_language_model, find_bilm
+from elmo_tasks.whole_file import WholeFolder
 
 logger = logging.getLogger(__name__)
 
@@ -19,11 +20,18 @@ DTYPES = ("float32", "float16")
 
 
 def export_model(model, directory: str, dtype: str = "float32") -> str:
-    """Export the biLM in ``model`` (with its softmax and vocabulary when it is a language model)."""
+    """Export the biLM in ``model`` (with its softmax and vocabulary when it is a language model).
+
+    The files are written into a hidden folder beside ``directory`` and moved in only when all of them
+    are complete (:class:`~elmo_tasks.whole_file.WholeFolder`): an interrupted or failed export leaves
+    an earlier export in ``directory`` as it was, never a new ``options.json`` beside old weights."""
     _check_dtype(dtype)
+    bilm = find_bilm(model)  # no biLM: refused before anything is created
     softmax = getattr(model, "softmax", None)
     namespace = getattr(model, "target_namespace", "lm_targets")
-    return export_language_model(find_bilm(model), directory, dtype, softmax, getattr(model, "vocab", None), namespace)
+    with WholeFolder(directory) as partial:
+        export_language_model(bilm, str(partial), dtype, softmax, getattr(model, "vocab", None), namespace)
+    return directory
 
 
 def _check_dtype(dtype: str) -> None:

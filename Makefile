@@ -7,6 +7,9 @@
 ifndef SEED
 SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
+# When make started (read once): the test targets end with how long they took, set-up and lint included.
+STARTED := $(shell date +%s)
+ELAPSED = $$(( ($$(date +%s) - $(STARTED)) / 60 )) min $$(( ($$(date +%s) - $(STARTED)) % 60 )) s
 PYTEST := .venv/bin/python -m pytest -q -p randomly --randomly-seed=$(SEED)
 # The first pass already runs on one thread (the plugin's thread policy, elmo_tasks/threads.py) with
 # worker processes where a command uses them; a user's OMP_NUM_THREADS=1 takes the policy's other
@@ -30,7 +33,9 @@ test: setup lint
 	$(PYTEST) -m "not slow" tests
 	@echo "make test: the thread-sensitive tests again with OMP_NUM_THREADS=1"
 	OMP_NUM_THREADS=1 $(PYTEST) -m "not slow" $(THREAD_SENSITIVE_TESTS)
+	@echo "make test: passed in $(ELAPSED)"
 
 test-all: setup
 	@echo "make test-all: the tests in random order, seed $(SEED) (the same order again: make test-all SEED=$(SEED))"
 	$(PYTEST) tests
+	@echo "make test-all: passed in $(ELAPSED)"

@@ -16,6 +16,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ALLENNLP = os.path.join(os.path.dirname(sys.executable), "allennlp")
 
 
+def start_like_a_command() -> None:
+    """What a command of the measured checkout does at its start (the config defaults the experiments
+    read, the thread policy): checkouts since 2026-11-29 do it in ``elmo_tasks.command_start``, earlier
+    ones when the plugin was imported (then there is nothing to do)."""
+    try:
+        from elmo_tasks.command_start import start_command
+    except ImportError:
+        return
+    start_command()
+
+
 @contextmanager
 def json_temp_file(payload: object) -> Iterator[str]:
     """The path of a temporary JSON file holding ``payload`` (for the worker subprocesses to read),

@@ -29,7 +29,7 @@ import os
 import sys
 import time
 
-from bench_files import append_result, print_profile
+from bench_files import append_result, print_profile, start_like_a_command
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MINI_SIZES = {
@@ -63,6 +63,8 @@ def main() -> None:
     from allennlp.models import Model
 
     import elmo_tasks.plugin  # noqa: F401  (registers the reader and the model of this checkout)
+
+    start_like_a_command()
 
     if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(args.code_root)):
         sys.exit(f"elmo_tasks was imported from {elmo_tasks.__file__}, not from {args.code_root}")

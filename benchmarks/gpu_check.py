@@ -46,7 +46,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_files import ROOT, save_results  # noqa: E402
+from bench_files import ROOT, save_results, start_like_a_command  # noqa: E402
 
 if ROOT not in sys.path:  # elmo_tasks of this checkout, when it is not installed
     sys.path.insert(0, ROOT)
@@ -568,6 +568,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     started = time.perf_counter()
     import elmo_tasks.plugin  # noqa: F401  (registers the models, readers and fast_elmo)
+
+    start_like_a_command()
     from elmo_tasks.threads import apply_thread_policy
 
     apply_thread_policy(args.threads)

@@ -23,7 +23,7 @@ import time
 from typing import Dict, List
 
 import torch
-from bench_files import ROOT, append_result
+from bench_files import ROOT, append_result, start_like_a_command
 
 SQUAD_ENCODERS = ("phrase_layer", "residual_encoder", "span_start_encoder", "span_end_encoder")
 
@@ -33,6 +33,8 @@ def time_encoders(max_lengths: List[int], repeats: int) -> None:
     from allennlp.modules.seq2seq_encoders import Seq2SeqEncoder
 
     import elmo_tasks.plugin  # noqa: F401  (registers padded_lstm and padded_gru)
+
+    start_like_a_command()
 
     for rnn in ("lstm", "gru"):
         for max_length in max_lengths:
@@ -71,6 +73,8 @@ def time_squad(batches: int) -> None:
     from allennlp.models import Model
 
     import elmo_tasks.plugin  # noqa: F401  (registers the reader and the model)
+
+    start_like_a_command()
 
     os.chdir(ROOT)  # the config's relative data paths
     results: Dict[str, Dict[str, object]] = {}

@@ -27,7 +27,7 @@ import sys
 import time
 from typing import Any, Dict, List
 
-from bench_files import append_result, print_profile
+from bench_files import append_result, print_profile, start_like_a_command
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TASKS = ("ner", "snli", "srl", "sst5", "squad", "coref")
@@ -68,6 +68,8 @@ def main() -> None:
     from allennlp.training.optimizers import Optimizer
 
     import elmo_tasks.plugin  # noqa: F401  (registers the readers and models of this checkout)
+
+    start_like_a_command()
     from elmo_tasks.reproduction.tasks import TASKS as SPECS
 
     if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(args.code_root)):

@@ -7,6 +7,9 @@ has been chosen, too late for ``elmo-embed`` and the others. This entry point im
 :mod:`elmo_tasks.plugin` first and then runs AllenNLP's own command line, so every command, ours
 and AllenNLP's, works from any directory: ``elmo-tasks elmo-embed IN OUT``,
 ``elmo-tasks train CONFIG -s DIR``. Everything else is AllenNLP's (other plugins load as usual).
+Every command starts with :func:`elmo_tasks.command_start.start_command` (the config defaults, the
+thread policy, safe archive extraction, one-line input errors, the ELMo drop-in switch), which
+importing the plugin does not do.
 
 Except for the commands that need no AllenNLP (:data:`ALLENNLP_FREE_COMMANDS`): importing AllenNLP
 takes about 14 s of CPU, several times what embedding or scoring a short file takes, so
@@ -16,6 +19,8 @@ tokenize) or fairscale. Their parser is built by the same ``add_arguments`` as t
 subcommand's (elmo_tasks/commands/registration.py) and gets the ``--include-package`` option that
 AllenNLP adds to every subcommand, so ``--help``, defaults, errors and exit codes are the same on
 both paths; ``--include-package`` hands the command line to AllenNLP, which imports the packages.
+They start with :func:`elmo_tasks.command_start.start_process` (the thread policy and one-line input
+errors: the steps that need no AllenNLP), and their ``--threads`` then applies as under AllenNLP.
 """
 
 import argparse
@@ -26,6 +31,7 @@ from types import ModuleType
 from typing import Dict, List
 
 from elmo_tasks.cli_options import add_command
+from elmo_tasks.command_start import start_process
 
 #: Our commands that run without AllenNLP, and the module holding each one's ``DESCRIPTION``,
 #: ``SUMMARY``, ``add_arguments`` and ``run`` (the module elmo_tasks/commands/ registers with AllenNLP).
@@ -52,8 +58,14 @@ def run_allennlp(prog: str) -> None:
     from allennlp.commands import main as allennlp_main
 
     import elmo_tasks.plugin  # noqa: F401  (registers our commands before AllenNLP builds its parser)
+    from elmo_tasks.command_start import start_command
+    from elmo_tasks.commands.allennlp_stops import ending_with_one_line, raise_on_sigterm
 
-    allennlp_main(prog=prog)
+    # our plugin is imported already, so AllenNLP's import of it cannot start its own commands
+    # (commands/allennlp_hook.py): every command starts here (ours would start themselves too)
+    start_command()
+    raise_on_sigterm()
+    ending_with_one_line(lambda: allennlp_main(prog=prog), prog, sys.argv[1:])
 
 
 def command_parser(prog: str, name: str) -> argparse.ArgumentParser:
@@ -81,6 +93,7 @@ def run_without_allennlp(prog: str, arguments: List[str]) -> None:
     if args.include_package:  # packages to import, which may register things: AllenNLP's way
         run_allennlp(prog)
         return
+    start_process()
     args.func(args)
 
 

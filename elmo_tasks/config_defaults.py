@@ -1,9 +1,12 @@
 """Defaults for the environment variables our jsonnet experiments read with ``std.extVar``.
 
 Jsonnet has no optional external variables, and AllenNLP hands every environment variable to
-the config. Importing the plugin (which ``allennlp`` does before it reads a config) fills in
-any of these the user did not set, so experiments run out of the box and one variable switches
-them to the full data.
+the config. :func:`apply_defaults` fills in any of these the user did not set, so experiments run
+out of the box and one variable switches them to the full data. Every command calls it at its
+start, before it reads a config (:func:`elmo_tasks.command_start.start_command`, which
+``allennlp train/evaluate/predict`` run too); importing the plugin does not. Python code that
+evaluates an experiment itself calls ``apply_defaults()`` first (or ``start_command()``, for
+everything a command gets).
 
 It also holds what Python code must spell as the experiments do (experiments/common.libsonnet
 defines the same names; tests/test_experiment_configs_shared_blocks.py checks that they agree).
@@ -17,7 +20,8 @@ from elmo_tasks.bilm.options import BilmOptions
 from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENCE
 
 DEFAULTS: Dict[str, str] = {
-    # "fixtures": the small bundled samples (minutes); "full": the real data under ELMO_TASKS_SHARED_DATA.
+    # "fixtures": the small bundled samples (minutes); "full": the paper's data by their official names under
+    # ELMO_TASKS_SHARED_DATA; "substitutes": the real data with docs/DATA.md's substitutes (the mini budget).
     "ELMO_TASKS_DATA": "fixtures",
     # a folder of the checkout that git ignores (docs/DATA.md), relative to where allennlp runs
     "ELMO_TASKS_SHARED_DATA": "data",
@@ -40,14 +44,18 @@ DEFAULTS: Dict[str, str] = {
 
 
 def apply_defaults() -> None:
+    """Sets each variable of :data:`DEFAULTS` the environment lacks (a value the user set stays); warns when
+    the full data's folder is missing, which the readers would report later without saying what to do."""
     for name, value in DEFAULTS.items():
         os.environ.setdefault(name, value)
     data_root = os.environ["ELMO_TASKS_SHARED_DATA"]
-    if os.environ["ELMO_TASKS_DATA"] == "full" and not os.path.isdir(data_root):
+    mode = os.environ["ELMO_TASKS_DATA"]
+    if mode in ("full", "substitutes") and not os.path.isdir(data_root):
         # the readers would stop later with "file data/... not found", which does not say what to do
         logging.getLogger(__name__).warning(
-            "ELMO_TASKS_DATA=full reads the real data from ELMO_TASKS_SHARED_DATA=%s, which is not a folder "
+            "ELMO_TASKS_DATA=%s reads the real data from ELMO_TASKS_SHARED_DATA=%s, which is not a folder "
             "(from %s): put the data there or set ELMO_TASKS_SHARED_DATA to where it is (docs/DATA.md)",
+            mode,
             data_root,
             os.getcwd(),
         )

@@ -2,8 +2,8 @@
 
 AllenNLP's commands (``allennlp train``, ``evaluate``, ``predict``) let every exception through to
 Python, which prints a traceback of AllenNLP's and torch's frames. For a mistake in a user's file
-that hides the one line that matters. :func:`install_input_error_lines` (for
-:mod:`elmo_tasks.plugin` to call, beside ``install_safe_extraction``) replaces ``sys.excepthook``
+that hides the one line that matters. :func:`install_input_error_lines` (called where a command
+starts, :mod:`elmo_tasks.command_start`, beside ``install_safe_extraction``) replaces ``sys.excepthook``
 so that an uncaught exception ends the program with ``PROGRAM: error: MESSAGE``, one line on
 stderr (exit status 1), when it is:
 

@@ -1,23 +1,18 @@
-"""The AllenNLP plugin: importing this module registers every model, reader, predictor and command.
+"""The AllenNLP plugin: importing this module registers every model, reader, predictor and command, and
+does nothing else.
 
-``.allennlp_plugins`` names it, so ``allennlp`` imports it before reading a config; Python code
-that uses our registered names without the CLI imports it too (``import elmo_tasks.plugin``).
-It also fills in the defaults of the environment variables the experiments read
-(:mod:`elmo_tasks.config_defaults`), which must happen before a config is evaluated, and sets
-torch's thread count by our thread policy (:mod:`elmo_tasks.threads`: one thread unless
-``OMP_NUM_THREADS`` says otherwise), so that ``allennlp train/evaluate/predict`` keep their speed
-on shared cores.
+``.allennlp_plugins`` names it, so ``allennlp`` imports it before it runs a command; Python code that
+uses our registered names without the CLI imports it too (``import elmo_tasks.plugin``). What a command
+needs besides the names (the defaults of the environment variables the experiments read, the thread
+policy, safe archive extraction, one-line input errors, the ELMo drop-in switch) happens where the
+command starts (:mod:`elmo_tasks.command_start`): when ``allennlp`` imports this module for one of its
+own commands, :func:`~elmo_tasks.commands.allennlp_hook.hook_the_starting_command` puts that setup in
+front of the command it is about to run; imported from Python, nothing happens, and Python code that
+builds configs or models itself calls :func:`elmo_tasks.command_start.start_command` once.
 """
 
 import elmo_tasks.warnings_filter  # noqa: F401  (first: silences dependency FutureWarnings users cannot act on)
-from elmo_tasks.config_defaults import apply_defaults
-from elmo_tasks.input_errors import install_input_error_lines
-from elmo_tasks.safe_archives import install_safe_extraction
-from elmo_tasks.threads import apply_thread_policy
+from elmo_tasks import commands, modules, tasks, tokenization, training  # noqa: F401  (registration is the point)
+from elmo_tasks.commands.allennlp_hook import hook_the_starting_command
 
-apply_defaults()
-apply_thread_policy()
-install_safe_extraction()  # AllenNLP extracts model archives unchecked (docs/ARCHIVE_SAFETY.md)
-install_input_error_lines()  # a corrupt file a user hands AllenNLP ends in one line, not a traceback
-
-from elmo_tasks import commands, modules, tasks, tokenization, training  # noqa: E402,F401  (registration is the point)
+hook_the_starting_command()  # only under AllenNLP's command line: its command starts with our setup

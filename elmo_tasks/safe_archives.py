@@ -7,11 +7,12 @@ is created as one. :func:`extract_archive_safely` reads every member's header fi
 archive before anything is written, with one line naming the archive and the member
 (:class:`UnsafeArchiveError`), then extracts with Python's ``data`` filter as a second guard.
 
-:func:`install_safe_extraction` (called by :mod:`elmo_tasks.plugin`) puts that check into AllenNLP's
-two extractions: ``allennlp.models.archival.extracted_archive`` (``load_archive``, so ``allennlp
-predict/evaluate``, ``Predictor.from_path`` and our commands) and the check that ``cached_path``
-runs before it extracts (``cached_path(..., extract_archive=True)``). It also makes an uncaught
-:class:`UnsafeArchiveError` end a command with its one line instead of a traceback.
+:func:`install_safe_extraction` (called where a command starts, :mod:`elmo_tasks.command_start`) puts
+that check into AllenNLP's two extractions: ``allennlp.models.archival.extracted_archive``
+(``load_archive``, so ``allennlp predict/evaluate``, ``Predictor.from_path`` and our commands) and
+the check that ``cached_path`` runs before it extracts (``cached_path(..., extract_archive=True)``).
+It also makes an uncaught :class:`UnsafeArchiveError` end a command with its one line instead of a
+traceback.
 No AllenNLP import at module level: the installer imports what it patches.
 """
 

@@ -1,11 +1,15 @@
 """How many CPU threads torch uses under our commands, and how many worker processes embed and score.
 
-The policy, for every command that loads our plugin (``allennlp train/evaluate/predict`` and our
-subcommands) and for ``python -m elmo_tasks.bilm.embed``:
+The policy, for every command (``allennlp train/evaluate/predict`` and AllenNLP's other commands
+where they load our plugin, our subcommands, ``elmo-tasks``, ``python -m elmo_tasks.bilm.embed``), set
+at the command's start (:func:`elmo_tasks.command_start.start_command`), never by importing our plugin:
 
 1. a command's ``--threads N`` wins;
 2. else a user's ``OMP_NUM_THREADS`` wins (torch has already read it: we leave torch as it is);
 3. else torch runs on **one thread**.
+
+Python code that only imports our plugin keeps torch as it is (torch's default, or its own
+``torch.set_num_threads``); it gets the policy by calling :func:`apply_thread_policy`.
 
 Why one: torch's default is one OpenMP thread per core, and OpenMP threads spin while they wait
 for each other at every operation. When another job wants a core (a shared 2-core machine, a test

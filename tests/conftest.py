@@ -27,11 +27,21 @@ os.environ["ELMO_OPTIONS"], os.environ["ELMO_WEIGHTS"] = OPTIONS_FILE, WEIGHT_FI
 # the team's copy of the real data sits beside the checkout (and in CI); users' default is data/
 os.environ.setdefault("ELMO_TASKS_SHARED_DATA", "../shared/data")
 
-import elmo_tasks.plugin  # noqa: E402,F401  (registers everything and sets the remaining config defaults)
+import elmo_tasks.plugin  # noqa: E402,F401  (registers everything, and only that)
+from elmo_tasks.command_start import start_command  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
+# What every command does at its start (the remaining config defaults, one thread, safe extraction,
+# one-line input errors, the drop-in switch), once: tests run commands and models in this process.
+start_command()
 
-needs_shared = pytest.mark.skipif(not SHARED.exists(), reason="../shared is absent")
+# The real data the tests read: ELMO_TASKS_SHARED_DATA (a relative path from the root, as the experiments
+# take it), and the folder that holds it, for the tests that name files as SHARED / "data" / ...
+SHARED_DATA = (ROOT / os.environ["ELMO_TASKS_SHARED_DATA"]).resolve()
+SHARED = SHARED_DATA.parent
+
+needs_shared = pytest.mark.skipif(
+    not SHARED_DATA.is_dir(), reason=f"no real data at ELMO_TASKS_SHARED_DATA={os.environ['ELMO_TASKS_SHARED_DATA']}"
+)
 
 # torch's global generator at the start of every test (tests that need other numbers seed it themselves).
 TEST_TORCH_SEED = 0
@@ -41,33 +51,29 @@ TEST_TORCH_SEED = 0
 def _isolated_global_state() -> Iterator[None]:
     """Restores, after each test, the process-wide state that tests or the code they run change.
 
-    torch's thread count (``elmo-embed`` and ``bilm-probe`` set it, and a model test's float noise
-    depends on it), the environment, the working directory, ``sys.path``/``sys.excepthook``, the
-    random generators (torch's is also seeded, so no test depends on the tests before it; the
-    ``random`` and numpy seeds are pytest-randomly's), the logging setup that ``allennlp train``
-    replaces (it clears the root logger's handlers and adds its own, a file in the test's folder)
-    and AllenNLP's registered names.
+    torch's thread count (``elmo-embed`` and ``bilm-probe`` set it, every command's start too, and a
+    model test's float noise depends on it), the environment (the harness's tests, commands' defaults),
+    the working directory and ``sys.path`` (AllenNLP's plugin loading appends the working directory),
+    ``sys.excepthook`` (``allennlp train`` and the input-error tests replace it), the random generators
+    (torch's is also seeded, so no test depends on the tests before it; the ``random`` and numpy seeds
+    are pytest-randomly's), the logging setup that ``allennlp train`` replaces (it clears the root
+    logger's handlers and adds its own, a file in the test's folder) and AllenNLP's registered names.
     """
-    import allennlp.common.logging as allennlp_logging
     from allennlp.common.registrable import Registrable
     from allennlp.common.tqdm import logger as tqdm_logger
 
-    threads, interop_threads = torch.get_num_threads(), torch.get_num_interop_threads()
+    threads = torch.get_num_threads()
     environment, cwd = dict(os.environ), os.getcwd()
     path, excepthook = list(sys.path), sys.excepthook
     torch_rng, python_rng, numpy_rng = torch.get_rng_state(), random.getstate(), numpy.random.get_state()
-    default_dtype, grad_enabled = torch.get_default_dtype(), torch.is_grad_enabled()
     root = logging.getLogger()
     root_level, root_handlers = root.level, _own_handlers(root)
-    tqdm_handlers, disabled = _own_handlers(tqdm_logger), logging.root.manager.disable
-    file_friendly = allennlp_logging.FILE_FRIENDLY_LOGGING
+    tqdm_handlers = _own_handlers(tqdm_logger)
     registered = {base: dict(names) for base, names in Registrable._registry.items()}
     torch.manual_seed(TEST_TORCH_SEED)
     yield
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
-    if torch.get_num_interop_threads() != interop_threads:  # torch allows setting it only once
-        pytest.fail(f"the test changed torch's inter-op threads to {torch.get_num_interop_threads()}")
     if dict(os.environ) != environment:
         os.environ.clear()
         os.environ.update(environment)
@@ -76,13 +82,9 @@ def _isolated_global_state() -> Iterator[None]:
     torch.set_rng_state(torch_rng)
     random.setstate(python_rng)
     numpy.random.set_state(numpy_rng)
-    torch.set_default_dtype(default_dtype)
-    torch.set_grad_enabled(grad_enabled)
     root.setLevel(root_level)
     _restore_handlers(root, root_handlers)
     _restore_handlers(tqdm_logger, tqdm_handlers)
-    logging.disable(disabled)
-    allennlp_logging.FILE_FRIENDLY_LOGGING = file_friendly
     # Names registered before the test get their classes back (the ELMo drop-in swaps one); names a
     # test's first import registered stay, since the module stays imported.
     for base, names in registered.items():

@@ -12,10 +12,13 @@ harness's smoke budget run there beside allennlp-models.
 
 import json
 import os
+import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional
+from xml.etree import ElementTree
 
 import pytest
 import torch
@@ -23,6 +26,7 @@ import torch
 from elmo_tasks.modules.allennlp_compat import allennlp_elmo_is_replaced
 from tests.allennlp_models_support import (
     PATH_VARIABLE,
+    SOURCE_VARIABLE,
     current_registrations,
     environment_with,
     import_allennlp_like_the_cli,
@@ -121,13 +125,16 @@ from allennlp.common.plugins import import_plugins
 from allennlp.modules.elmo import Elmo
 from tests.allennlp_models_support import current_registrations
 import_plugins()
+from elmo_tasks.command_start import start_command
+start_command()  # as every command starts: reads ELMO_TASKS_REPLACE_ALLENNLP_ELMO (importing the plugin does not)
 state = {"registrations": sorted(current_registrations()), "elmo_from_params_replaced": "from_params" in vars(Elmo)}
 print(json.dumps(state))
 """
 
 
 def _plugin_state(python_path: str, **env: str) -> dict:
-    """What AllenNLP registered after its plugin discovery from the repo root (``.allennlp_plugins``)."""
+    """What AllenNLP registered after its plugin discovery from the repo root (``.allennlp_plugins``) and a
+    command's start."""
     stdout = _check(_run([sys.executable, "-c", STATE_SCRIPT], ROOT, os.pathsep.join([python_path, str(ROOT)]), **env))
     state = json.loads(stdout.strip().splitlines()[-1])
     state["registrations"] = {tuple(row) for row in state["registrations"]}
@@ -153,11 +160,14 @@ def test_every_name_of_allennlp_models_is_kept_and_ours_changes_nothing_unless_s
     assert not state["elmo_from_params_replaced"]
     switched_on = _plugin_state(allennlp_models_path, ELMO_TASKS_REPLACE_ALLENNLP_ELMO="1")
     embedder = "allennlp.modules.token_embedders.token_embedder.TokenEmbedder"
+    scheduler = "allennlp.training.learning_rate_schedulers.learning_rate_scheduler.LearningRateScheduler"
     changed = listed - switched_on["registrations"]
-    assert {(registry, name) for registry, name, _ in changed} == {(embedder, "elmo_token_embedder")}
-    assert (embedder, "elmo_token_embedder", "elmo_tasks.modules.allennlp_compat.AllenNlpElmoTokenEmbedder") in (
-        switched_on["registrations"]
-    )
+    served = {(embedder, "elmo_token_embedder"), (scheduler, "reduce_on_plateau")}
+    assert {(registry, name) for registry, name, _ in changed} == served
+    assert {
+        (embedder, "elmo_token_embedder", "elmo_tasks.modules.allennlp_compat.AllenNlpElmoTokenEmbedder"),
+        (scheduler, "reduce_on_plateau", "elmo_tasks.training.reduce_on_plateau.ReduceOnPlateauScheduler"),
+    } <= switched_on["registrations"]
     assert switched_on["elmo_from_params_replaced"]
 
 
@@ -188,38 +198,107 @@ print(json.dumps({f"{path} {drop_in}": logits(path, drop_in) for path in sys.arg
 """
 
 
+#: What the drop-in logs when it switches on (elmo_tasks/modules/allennlp_compat.py): proof that ours served a run
+SERVED_LOG_LINE = "are now served by elmo_tasks"
+
+
 @pytest.mark.slow
 def test_biattentive_classification_network_trains_the_same_with_our_elmo(allennlp_models_path, tmp_path):
     """allennlp-models' BCN config, unchanged, with AllenNLP's Elmo and with the drop-in switched on."""
     allennlp = str(BIN / "allennlp")
-    _check(_run([allennlp, "train", BCN_CONFIG, "-s", str(tmp_path / "theirs")], ROOT, allennlp_models_path))
-    _check(
-        _run(
-            [allennlp, "train", BCN_CONFIG, "-s", str(tmp_path / "ours")],
-            ROOT,
-            allennlp_models_path,
-            ELMO_TASKS_REPLACE_ALLENNLP_ELMO="1",
-        )
+    plain = _check(_run([allennlp, "train", BCN_CONFIG, "-s", str(tmp_path / "theirs")], ROOT, allennlp_models_path))
+    completed = _run(
+        [allennlp, "train", BCN_CONFIG, "-s", str(tmp_path / "ours")],
+        ROOT,
+        allennlp_models_path,
+        ELMO_TASKS_REPLACE_ALLENNLP_ELMO="1",
     )
+    _check(completed)
+    assert SERVED_LOG_LINE in completed.stderr and SERVED_LOG_LINE not in plain
     theirs = json.loads((tmp_path / "theirs" / "metrics.json").read_text())
     ours = json.loads((tmp_path / "ours" / "metrics.json").read_text())
-    assert any(key.startswith("_elmo.bilm.") for key in torch.load(tmp_path / "ours" / "best.th", map_location="cpu"))
-    assert any(
-        key.startswith("_elmo._elmo_lstm.") for key in torch.load(tmp_path / "theirs" / "best.th", map_location="cpu")
-    )
+    for run in ("ours", "theirs"):  # both under AllenNLP's names
+        assert any(key.startswith("_elmo._elmo_lstm.") for key in torch.load(tmp_path / run / "best.th", "cpu"))
     for key in ("training_loss", "validation_loss", "best_validation_loss", "best_validation_accuracy"):
         assert abs(theirs[key] - ours[key]) < 1e-5, key
-    # AllenNLP's archive loads with AllenNLP's Elmo and with ours, and both predict the same
-    their_archive = str(tmp_path / "theirs" / "model.tar.gz")
+    # each archive loads with AllenNLP's Elmo and with ours, and both predict the same
+    archives = [str(tmp_path / run / "model.tar.gz") for run in ("theirs", "ours")]
     stdout = _check(
-        _run(
-            [sys.executable, "-c", LOAD_SCRIPT, their_archive], ROOT, os.pathsep.join([allennlp_models_path, str(ROOT)])
-        )
+        _run([sys.executable, "-c", LOAD_SCRIPT, *archives], ROOT, os.pathsep.join([allennlp_models_path, str(ROOT)]))
     )
     loaded = json.loads(stdout.strip().splitlines()[-1])
-    (module_a, logits_a), (module_b, logits_b) = loaded[f"{their_archive} False"], loaded[f"{their_archive} True"]
-    assert (module_a, module_b) == ("allennlp.modules.elmo", "elmo_tasks.modules.elmo")
-    assert torch.allclose(torch.tensor(logits_a), torch.tensor(logits_b), atol=1e-5)
+    for archive in archives:
+        (module_a, logits_a), (module_b, logits_b) = loaded[f"{archive} False"], loaded[f"{archive} True"]
+        assert (module_a, module_b) == ("allennlp.modules.elmo", "elmo_tasks.modules.elmo")
+        assert torch.allclose(torch.tensor(logits_a), torch.tensor(logits_b), atol=1e-5)
+
+
+# ---- allennlp-models' own config tests, with the drop-in off and on: slow, in subprocesses ---
+
+
+TEMPORARY_PATH = re.compile(re.escape(tempfile.gettempdir()) + r"/[^\s'\"]*")  # AllenNlpTestCase's TEST_DIR
+ADDRESS = re.compile(r"0x[0-9a-f]+")  # object addresses in reprs
+#: AllenNLP's reduce_on_plateau on torch 2.x, which only the drop-in fixes (bidaf_elmo, esim_elmo)
+FIXED_BY_THE_DROP_IN = "unexpected keyword argument 'verbose'"
+
+
+def _elmo_config_tests(source: Path) -> List[str]:
+    """The node ids of allennlp-models' ``tests/training_config_test.py`` for every config that uses ELMo."""
+    configs = sorted(
+        path.relative_to(source).as_posix()
+        for path in (source / "training_config").rglob("*.json*")
+        if "elmo" in path.read_text().lower()
+    )
+    test = "tests/training_config_test.py::TestAllenNlpPretrainedModelConfigs::test_pretrained_configs"
+    return [f"{test}[{config}]" for config in configs]
+
+
+def _config_test_outcomes(source: Path, python_path: str, home: Path, plugins: str) -> Dict[str, str]:
+    """Each config test's outcome, with the error's first line (temporary paths blanked), run in ``source``
+    with the plugins AllenNLP finds in ``home``'s ``.allennlp/plugins``."""
+    (home / ".allennlp").mkdir(parents=True, exist_ok=True)
+    (home / ".allennlp" / "plugins").write_text(plugins)
+    report = home / "report.xml"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+    command += ["--junitxml", str(report), *_elmo_config_tests(source)]
+    completed = _run(command, source, os.pathsep.join([str(source), python_path]), HOME=str(home))
+    assert report.is_file(), completed.stdout[-3000:] + completed.stderr[-3000:]
+    outcomes = {}
+    for case in ElementTree.parse(report).getroot().iter("testcase"):
+        name = case.get("name", "")
+        problem = next((child for child in case if child.tag in ("failure", "error", "skipped")), None)
+        if problem is None:
+            outcomes[name] = "passed"
+        else:
+            lines = (problem.get("message") or "").splitlines()
+            message = TEMPORARY_PATH.sub("<tmp>", lines[0] if lines else "")
+            outcomes[name] = f"{problem.tag}: {ADDRESS.sub('0x', message)}"
+    return outcomes
+
+
+@pytest.mark.slow
+def test_allennlp_models_elmo_config_tests_give_the_same_results_with_the_drop_in(allennlp_models_path, tmp_path):
+    """allennlp-models 2.10.1's own ``training_config_test.py`` on its ELMo configs, with our plugin loaded
+    and the drop-in off, then on: the same outcome for every config (offline, the configs that name
+    AllenNLP's ELMo URLs, or leave them to its defaults, fail alike in both modes), except that a config
+    stopped by AllenNLP's ``reduce_on_plateau`` on torch 2.x passes with the drop-in on."""
+    source = os.environ.get(SOURCE_VARIABLE)
+    if not source or not (Path(source) / "tests" / "training_config_test.py").is_file():
+        pytest.skip(
+            f"set {SOURCE_VARIABLE} to a checkout of allennlp-models v2.10.1 (its tests/, test_fixtures/ and "
+            "training_config/ are not in the wheel)"
+        )
+    plugins = "elmo_tasks.plugin\n"
+    off = _config_test_outcomes(Path(source), allennlp_models_path, tmp_path / "off", plugins)
+    plugins += "elmo_tasks.modules.replace_allennlp_elmo\n"
+    on = _config_test_outcomes(Path(source), allennlp_models_path, tmp_path / "on", plugins)
+    assert len(off) >= 10 and on.keys() == off.keys()
+    differ = {
+        name: (off[name], on[name])
+        for name in off
+        if on[name] != off[name] and not (FIXED_BY_THE_DROP_IN in off[name] and on[name] == "passed")
+    }
+    assert not differ, f"(drop-in off, on) per config: {differ}"
 
 
 # ---- our commands from a directory outside the repo: slow, in subprocesses -------------------
@@ -265,9 +344,13 @@ def test_include_package_and_the_environment_switch_train_with_our_elmo_outside_
         "trainer.num_epochs": 1,
     }
     command = [str(BIN / "allennlp"), "train", NER_CONFIG, "-s", "run", "-o", json.dumps(overrides)]
-    _check(_run(command + ["--include-package", "elmo_tasks.plugin"], tmp_path, ELMO_TASKS_REPLACE_ALLENNLP_ELMO="1"))
+    completed = _run(
+        command + ["--include-package", "elmo_tasks.plugin"], tmp_path, ELMO_TASKS_REPLACE_ALLENNLP_ELMO="1"
+    )
+    _check(completed)
+    assert SERVED_LOG_LINE in completed.stderr  # ours served it
     state = torch.load(tmp_path / "run" / "best.th", map_location="cpu")
-    assert any(key.startswith("text_field_embedder.token_embedder_elmo.bilm.") for key in state)  # ours served it
+    assert any(key.startswith("text_field_embedder.token_embedder_elmo._elmo._elmo_lstm.") for key in state)
 
 
 @pytest.mark.slow

@@ -1,14 +1,12 @@
-"""The thread policy (elmo_tasks.threads): --threads, then OMP_NUM_THREADS, then one thread."""
+"""The thread policy (elmo_tasks.threads): --threads, then OMP_NUM_THREADS, then one thread.
 
-import os
-import subprocess
-import sys
+Where it is applied (every command's start, never the plugin's import): tests/test_import_side_effects.py.
+"""
 
 import pytest
 import torch
 
 from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_threads, chosen_workers, usable_cores
-from tests.conftest import ROOT
 
 
 def test_an_explicit_count_wins_then_omp_num_threads_then_one(monkeypatch):
@@ -46,12 +44,3 @@ def test_workers_default_to_the_usable_cores_unless_the_user_chose_threads(monke
         chosen_workers(2, 2, batches=10)
     with pytest.raises(ThreadSettingError, match="--workers must be at least 1"):
         chosen_workers(0, None, batches=10)
-
-
-def test_loading_the_plugin_sets_one_thread():
-    """What `allennlp train/evaluate/predict` get without OMP_NUM_THREADS (torch's default is one per core)."""
-    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
-    code = "import torch; torch.set_num_threads(2); import elmo_tasks.plugin; print(torch.get_num_threads())"
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip().split("\n")[-1] == "1"

@@ -11,6 +11,7 @@ from typing import Any, Callable, Type
 from allennlp.commands.subcommand import Subcommand
 
 from elmo_tasks.cli_options import add_command
+from elmo_tasks.command_start import with_command_start
 
 
 def register_command(
@@ -22,11 +23,12 @@ def register_command(
 ) -> Type[Subcommand]:
     """Registers ``allennlp NAME``: ``description`` is its own ``--help``, ``summary`` its line in
     ``allennlp --help``, ``add_arguments`` adds its arguments and ``run`` is called with them parsed.
-    Returns the registered class, named after the command (``squad-score`` -> ``SquadScore``)."""
+    Returns the registered class, named after the command (``squad-score`` -> ``SquadScore``).
+    ``run`` starts with :func:`elmo_tasks.command_start.start_command` (importing the plugin does not)."""
 
     class Command(Subcommand):
         def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-            command_parser = add_command(parser, self.name, description, summary, run)
+            command_parser = add_command(parser, self.name, description, summary, with_command_start(run))
             add_arguments(command_parser)
             return command_parser
 

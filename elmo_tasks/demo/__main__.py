@@ -6,10 +6,11 @@ from typing import List, Optional
 
 def main(argv: Optional[List[str]] = None) -> None:
     import elmo_tasks.plugin  # noqa: F401  (registers the models the archives hold)
+    from elmo_tasks.command_start import with_command_start
     from elmo_tasks.demo.command import DESCRIPTION, add_arguments, run
 
     parser = add_arguments(argparse.ArgumentParser(prog="python -m elmo_tasks.demo", description=DESCRIPTION))
-    run(parser.parse_args(argv))
+    with_command_start(run)(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import time
 from allennlp.commands.subcommand import Subcommand
 
 from elmo_tasks.cli_options import CommandError, add_command, add_option
+from elmo_tasks.command_start import with_command_start
 from elmo_tasks.stopping import stopped_with_one_line
 
 DESCRIPTION = """Serve task models and the biLM in a web page: GET / lists the models, /models/NAME
@@ -47,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 @Subcommand.register("elmo-demo")
 class ElmoDemo(Subcommand):
     def add_subparser(self, parser: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        return add_arguments(add_command(parser, self.name, DESCRIPTION, "Serve the task models and the biLM.", run))
+        summary = "Serve the task models and the biLM."
+        return add_arguments(add_command(parser, self.name, DESCRIPTION, summary, with_command_start(run)))
 
 
 def _check_numbers(args: argparse.Namespace) -> None:

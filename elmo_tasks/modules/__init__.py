@@ -3,8 +3,9 @@ and the ``padded_lstm``/``padded_gru`` encoders the experiments' RNNs run on (pa
 NER recipe's ``stacked_bilstm`` (stacked_bilstm.py).
 
 ``from elmo_tasks.modules import Elmo, batch_to_ids`` replaces ``from allennlp.modules.elmo import
-Elmo, batch_to_ids`` (the same character ids). Importing this package (our plugin does) reads
-``ELMO_TASKS_REPLACE_ALLENNLP_ELMO`` and switches the drop-in on if it is set (allennlp_compat.py).
+Elmo, batch_to_ids`` (the same character ids). Importing this package registers names and changes
+nothing else: ``ELMO_TASKS_REPLACE_ALLENNLP_ELMO`` switches the drop-in on where a command starts
+(:func:`elmo_tasks.command_start.start_command` calls ``apply_environment_switch``, allennlp_compat.py).
 """
 
 from elmo_tasks.bilm import batch_to_ids
@@ -28,6 +29,7 @@ __all__ = [
     "batch_to_ids",
     "AllenNlpElmoTokenEmbedder",
     "ENVIRONMENT_VARIABLE",
+    "apply_environment_switch",
     "ElmoAtOutput",
     "find_elmo_embedder",
     "replace_allennlp_elmo",
@@ -38,5 +40,3 @@ __all__ = [
     "PaddedGruEncoder",
     "StackedBiLstmEncoder",
 ]
-
-apply_environment_switch()

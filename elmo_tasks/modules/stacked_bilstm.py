@@ -53,7 +53,9 @@ class StackedBiLstmEncoder(Seq2SeqEncoder):
     def is_bidirectional(self) -> bool:
         return True
 
-    def forward(self, inputs: torch.Tensor, mask: torch.BoolTensor, hidden_state: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def forward(
+        self, inputs: torch.Tensor, mask: torch.BoolTensor, hidden_state: Optional[torch.Tensor] = None
+    ) -> torch.Tensor:
         if hidden_state is not None:
             raise ConfigurationError("stacked_bilstm is not stateful: it takes no initial hidden_state")
         layer_output = inputs

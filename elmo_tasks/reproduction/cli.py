@@ -19,10 +19,12 @@ plots and a section per task) is regenerated from the records alone, never edite
     .venv/bin/python scripts/reproduce.py diagnose input_output        # a few SNLI steps (diagnose --help)
 
 Budgets (elmo_tasks/reproduction/tasks.py): ``smoke`` (fixtures, one epoch, 1 seed), ``mini`` (the
-real data, cut to fit a 2-core CPU; 3 seeds), ``recipe`` (NER only: the experiment configs unchanged,
-the mini budget's word vectors, 3 seeds; hours per run on a CPU) and ``paper`` (the experiment configs
-unchanged, the paper's word vectors; 5 seeds; GPUs advised). ``--analyses`` adds the paper's Table 2/3 variants, ``--sample-efficiency``
-the training-share runs (Figure 1), ``--reuse-only`` records finished runs without training.
+real data with substitutes where the paper's training sets were not at hand, cut to fit a 2-core CPU;
+3 seeds), ``recipe`` (NER only: the experiment configs unchanged on the official data, the mini
+budget's word vectors, 3 seeds; hours per run on a CPU) and ``paper`` (the experiment configs
+unchanged on the official data, the paper's word vectors; 5 seeds; GPUs advised). ``--analyses``
+adds the paper's Table 2/3 variants, ``--sample-efficiency`` the training-share runs (Figure 1),
+``--reuse-only`` records finished runs without training.
 
 A finished run made with the same settings is reused (for an ELMo run the settings include the
 sha256 of the biLM weights it read), from its run directory or, when that is gone (``runs/`` is
@@ -45,6 +47,7 @@ import json
 import sys
 from typing import Any, Dict, List, Optional, Set, Tuple
 
+from elmo_tasks.command_start import start_command, start_process
 from elmo_tasks.reproduction import diagnose
 from elmo_tasks.reproduction.commands import RunFailed, env_paths_from_caller, say
 from elmo_tasks.reproduction.plan import Job, Plan
@@ -197,7 +200,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     """``scripts/reproduce.py``: runs what the arguments ask for, then writes the report; the exit status."""
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["diagnose"]:
+        start_command()  # it builds and trains models in this process
         return diagnose.main(argv[1:])
+    # The runs record the variables their caller set (configs.PASSED_ON), and their allennlp commands start
+    # with the whole setup: the harness itself takes the steps that change no variable and need no AllenNLP.
+    start_process()
     env_paths_from_caller()
     args, tasks = parse_args(argv)
     plan = Plan(args)

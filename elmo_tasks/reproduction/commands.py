@@ -86,7 +86,10 @@ def _run_in_process(env: Dict[str, str], command: List[str], log: Path) -> None:
 
     from allennlp.commands import main as allennlp_main
 
-    import elmo_tasks.plugin  # noqa: F401 (its environment defaults must outlive each run's patched environment)
+    import elmo_tasks.plugin  # noqa: F401  (registers the names)
+    from elmo_tasks.command_start import start_command
+
+    start_command()  # as a subprocess's allennlp command starts; its defaults outlive each run's patched environment
 
     previous = os.getcwd()
     os.chdir(ROOT)

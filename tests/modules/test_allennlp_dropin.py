@@ -3,6 +3,7 @@ AllenNLP's elmo_token_embedder_test.py) and archives trained with AllenNLP's own
 
 import copy
 import importlib
+import inspect
 import json
 
 import pytest
@@ -22,9 +23,12 @@ from allennlp.modules.token_embedders import (
     ElmoTokenEmbedder as AllenNlpElmoTokenEmbedderOriginal,
 )
 from allennlp.modules.token_embedders import TokenEmbedder
+from allennlp.training.learning_rate_schedulers import LearningRateScheduler
+from allennlp.training.learning_rate_schedulers import ReduceOnPlateauLearningRateScheduler as AllenNlpReduceOnPlateau
 
 import elmo_tasks.modules
 from elmo_tasks.bilm import batch_to_ids
+from elmo_tasks.command_start import start_command
 from elmo_tasks.modules import (
     AllenNlpElmoTokenEmbedder,
     Elmo,
@@ -38,6 +42,7 @@ from elmo_tasks.modules.allennlp_compat import (
     allennlp_elmo_is_replaced,
     apply_environment_switch,
 )
+from elmo_tasks.training import ReduceOnPlateauScheduler
 from tests.conftest import FIXTURES_ROOT, WEIGHT_FILE, run_allennlp
 
 SKIP_OPTIONS = str(FIXTURES_ROOT / "migrating" / "bilm_tf_options_with_skip.json")
@@ -74,8 +79,10 @@ def test_plugin_module_and_environment_variable_switch_it_on(monkeypatch):
         restore_allennlp_elmo()
     assert not allennlp_elmo_is_replaced()
     monkeypatch.setenv(ENVIRONMENT_VARIABLE, "1")
+    importlib.reload(elmo_tasks.modules)  # importing only registers names: the switch is read where a command starts
+    assert not allennlp_elmo_is_replaced()
     try:
-        importlib.reload(elmo_tasks.modules)
+        start_command()
         assert allennlp_elmo_is_replaced()
     finally:
         restore_allennlp_elmo()
@@ -137,6 +144,56 @@ def test_allennlps_elmo_in_a_config_is_ours_only_while_switched_on():
         for x, y in zip(a["elmo_representations"], b["elmo_representations"]):
             worst = max(worst, float(((x - y) * keep).abs().max().detach()))
     assert worst < 1e-5
+
+
+class _Offline(ConnectionError):
+    pass
+
+
+def _offline(url, *args, **kwargs):
+    raise _Offline(f"cannot fetch {url}")
+
+
+def test_without_files_the_drop_in_asks_for_allennlps_default_biLM_and_fails_as_allennlp_does(monkeypatch):
+    """allennlp-models' decomposable attention and fine-grained NER configs give no options_file: the drop-in
+    must read AllenNLP's default biLM (its URLs, through its download cache), never another one."""
+    import allennlp.modules.elmo
+
+    import elmo_tasks.modules.elmo_token_embedder
+
+    defaults = inspect.signature(AllenNlpElmoTokenEmbedderOriginal.__init__).parameters
+    ours = inspect.signature(AllenNlpElmoTokenEmbedder.__init__).parameters
+    for name in ("options_file", "weight_file"):
+        assert ours[name].default == defaults[name].default and "://" in defaults[name].default
+    monkeypatch.setattr(allennlp.modules.elmo, "cached_path", _offline)  # no download here: as if offline
+    monkeypatch.setattr(elmo_tasks.modules.elmo_token_embedder, "cached_path", _offline)
+    params = {"type": "elmo_token_embedder", "do_layer_norm": False, "dropout": 0.2}
+    with pytest.raises(_Offline) as theirs:
+        TokenEmbedder.from_params(Params(dict(params)))
+    with allennlp_elmo_replaced(), pytest.raises(_Offline) as ours_error:
+        TokenEmbedder.from_params(Params(dict(params)))
+    assert str(ours_error.value) == str(theirs.value) == f"cannot fetch {defaults['options_file'].default}"
+
+
+@pytest.mark.parametrize("missing", ["options_file", "weight_file"])
+def test_a_null_file_is_refused_in_one_line(missing):
+    with allennlp_elmo_replaced(), pytest.raises(ConfigurationError, match=f"elmo_token_embedder: {missing} is null"):
+        TokenEmbedder.from_params(_params(**{missing: None}))
+
+
+def test_reduce_on_plateau_is_served_by_ours_while_switched_on():
+    """allennlp-models' BiDAF and ESIM configs name AllenNLP's reduce_on_plateau, which passes torch 2.x's
+    ReduceLROnPlateau an argument it no longer takes."""
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    params = {"type": "reduce_on_plateau", "factor": 0.5, "mode": "max", "patience": 0}
+    assert LearningRateScheduler.by_name("reduce_on_plateau") is AllenNlpReduceOnPlateau
+    with allennlp_elmo_replaced():
+        scheduler = LearningRateScheduler.from_params(Params(dict(params)), optimizer=optimizer)
+        assert type(scheduler) is ReduceOnPlateauScheduler
+    assert LearningRateScheduler.by_name("reduce_on_plateau") is AllenNlpReduceOnPlateau
+    for metric in (1.0, 0.5, 0.4):
+        scheduler.step(metric)
+    assert optimizer.param_groups[0]["lr"] == 0.25  # two epochs without improvement, patience 0
 
 
 def test_allennlp_defaults_stateful_and_allennlp_layer_norm():
@@ -232,7 +289,7 @@ def test_unchanged_config_trains_to_the_same_numbers(allennlp_run, tmp_path):
     theirs = json.loads((allennlp_run / "metrics.json").read_text())
     ours = json.loads((tmp_path / "ours" / "metrics.json").read_text())
     state = torch.load(tmp_path / "ours" / "best.th", map_location="cpu")
-    assert any(".bilm.token_encoder." in key for key in state)  # ours really ran
+    assert any("._elmo._elmo_lstm._token_embedder." in key for key in state)  # saved under AllenNLP's names
     for key in ("training_loss", "validation_loss", "best_validation_loss", "best_validation_f1-measure-overall"):
         assert abs(theirs[key] - ours[key]) < 1e-5, key
 

@@ -63,7 +63,11 @@ def test_dropout_masks_are_shared_by_a_sentences_time_steps():
 
 @pytest.mark.parametrize(
     "hidden_sizes, dropout, message",
-    [([], 0.0, "one positive size per layer"), ([8, 0], 0.0, "one positive size"), ([8], 1.0, r"input_dropout must be in \[0, 1\)")],
+    [
+        ([], 0.0, "one positive size per layer"),
+        ([8, 0], 0.0, "one positive size"),
+        ([8], 1.0, r"input_dropout must be in \[0, 1\)"),
+    ],
 )
 def test_bad_settings_say_what_to_change(hidden_sizes, dropout, message):
     with pytest.raises(ConfigurationError, match=message):

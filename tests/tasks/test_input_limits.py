@@ -123,16 +123,18 @@ def test_predict_refuses_the_line_over_the_limit_naming_it(name, tmp_path, capsy
     assert f"""--predictor-args '{{"{argument}": {what.split()[0]}}}'""" in message
 
 
-def _readme_section(title: str) -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def _reference_section(title: str) -> str:
+    """A section of docs/REFERENCE.md (the README's reference tables moved there)."""
+    text = (ROOT / "docs" / "REFERENCE.md").read_text(encoding="utf-8")
     start = text.index(f"## {title}\n")
     return text[start : text.index("\n## ", start + 1)]
 
 
 @pytest.mark.parametrize("name", list(TASKS))
-def test_the_readme_gives_every_limit_of_every_predictor_with_its_default(name):
-    """Each ``max_*`` / ``tokens_per_batch`` argument of a predictor, with its default, in the README's table."""
-    [row] = [line for line in _readme_section("Input limits").splitlines() if line.startswith(f"| `{name}` |")]
+def test_the_reference_gives_every_limit_of_every_predictor_with_its_default(name):
+    """Each ``max_*`` / ``tokens_per_batch`` argument of a predictor, with its default, in the table of
+    docs/REFERENCE.md, "Input limits"."""
+    [row] = [line for line in _reference_section("Input limits").splitlines() if line.startswith(f"| `{name}` |")]
     parameters = inspect.signature(Predictor.by_name(name).__init__).parameters.values()
     limits = {p.name: p.default for p in parameters if p.name.startswith("max_") or p.name == "tokens_per_batch"}
     assert TASKS[name][1] in limits
@@ -140,8 +142,8 @@ def test_the_readme_gives_every_limit_of_every_predictor_with_its_default(name):
         assert f"`{argument}` ({default:,})" in row
 
 
-def test_the_readme_gives_the_batch_and_scoring_limits():
-    section = _readme_section("Input limits")
+def test_the_reference_gives_the_batch_and_scoring_limits():
+    section = _reference_section("Input limits")
     assert f"{TOKENS_PER_BATCH:,} padded tokens" in section
     assert f"exceed {MAX_CLUSTER_PAIRS:,}" in section
 

@@ -23,7 +23,6 @@ from elmo_tasks.tasks.ner.names import NAMES, OLD_MODEL
 from elmo_tasks.tasks.ner.tags import bioul_to_iob1, entities
 from elmo_tasks.tasks.registration import register_task_model
 
-
 LOSS_REDUCTIONS = ("sum", "mean")
 
 

@@ -280,7 +280,14 @@ def embed_rows(run: Run, size: str, files: Tuple[str, str], scale: Scale) -> Non
                 run.add(row)
                 continue
 
-            def work(row: Row, dtype: Optional[torch.dtype] = dtype) -> None:
+            # run.measure calls work before the loops move on; the defaults bind this iteration's values
+            def work(
+                row: Row,
+                dtype: Optional[torch.dtype] = dtype,
+                elmo: str = elmo,
+                build: Callable[[], Any] = build,
+                built: List[Any] = built,
+            ) -> None:
                 if not built:
                     built.append(build())
                 embed = built[0][1]

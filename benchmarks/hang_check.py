@@ -30,7 +30,7 @@ BIN = Path(sys.executable).parent
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 ENTRY_POINTS = ("allennlp", "elmo-tasks", "python-m")
 COMMANDS = ("elmo-embed", "bilm-perplexity")
-WORDS = "the cat sat on a mat while dogs ran past quickly and birds sang over green hills".split()
+WORDS = "the cat sat on a mat while dogs ran past quickly and birds sang over green hills".split()  # noqa: SIM905
 
 
 def _commands(entry_point: str, text: Path, output: Path) -> Dict[str, List[str]]:

@@ -96,7 +96,7 @@ def time_squad(batches: int) -> None:
             batch.index_instances(vocab)
             tensor_batches.append(batch.as_tensor_dict())
 
-        def step(tensors) -> float:
+        def step(tensors, model=model, optimizer=optimizer) -> float:  # this configuration's, bound here
             optimizer.zero_grad()
             loss = model(**tensors)["loss"]
             loss.backward()

@@ -55,17 +55,24 @@ def run_allennlp(prog: str) -> None:
     """AllenNLP's command line on ``sys.argv``, with our plugin's commands registered."""
     # before AllenNLP imports fairscale, whose FutureWarnings users cannot act on
     import elmo_tasks.warnings_filter  # noqa: F401,I001
-    from allennlp.commands import main as allennlp_main
+    from allennlp.commands import parse_args
+    from allennlp.common.util import import_module_and_submodules
 
     import elmo_tasks.plugin  # noqa: F401  (registers our commands before AllenNLP builds its parser)
-    from elmo_tasks.command_start import start_command
-    from elmo_tasks.commands.allennlp_stops import ending_with_one_line, raise_on_sigterm
+    from elmo_tasks.commands.allennlp_hook import prepared_command
+    from elmo_tasks.commands.allennlp_stops import raise_on_sigterm
 
-    # our plugin is imported already, so AllenNLP's import of it cannot start its own commands
-    # (commands/allennlp_hook.py): every command starts here (ours would start themselves too)
-    start_command()
+    # our plugin is imported already, so AllenNLP's import of it cannot prepare the command
+    # (commands/allennlp_hook.py): it is prepared here (it starts with start_command), and run as
+    # allennlp.commands.main would run it
     raise_on_sigterm()
-    ending_with_one_line(lambda: allennlp_main(prog=prog), prog, sys.argv[1:])
+    parser, args = parse_args(prog)
+    if "func" not in dir(args):
+        parser.print_help()
+        return
+    for package_name in getattr(args, "include_package", []):
+        import_module_and_submodules(package_name)
+    prepared_command(args.func)(args)
 
 
 def command_parser(prog: str, name: str) -> argparse.ArgumentParser:

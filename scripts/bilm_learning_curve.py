@@ -128,7 +128,7 @@ def plot(
     names = sorted({name for point in curve for name in point["perplexity"]})
     for name in names:
         points = [(p["tokens_seen"] / 1e6, p["perplexity"][name]["mean"]) for p in curve if name in p["perplexity"]]
-        (line,) = axes.plot(*zip(*points), marker="o", label=f"{name}")
+        (line,) = axes.plot(*zip(*points, strict=True), marker="o", label=f"{name}")
         if name in baselines:
             axes.axhline(
                 baselines[name],

@@ -7,6 +7,7 @@ started this one); the hook's cases and our entry points are checked here, with 
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -206,9 +207,14 @@ def test_elmo_tasks_starts_allennlps_commands_and_its_own(monkeypatch, starts):
     import allennlp.commands
 
     order: List[str] = []
-    monkeypatch.setattr(allennlp.commands, "main", lambda prog: order.extend([*starts, "main"]))
-    elmo_tasks_main.run_allennlp("elmo-tasks")
-    assert order == ["start", "main"]
+    parsed = argparse.Namespace(func=lambda args: order.extend([*starts, "run"]))
+    monkeypatch.setattr(allennlp.commands, "parse_args", lambda prog: (None, parsed))
+    sigterm = signal.getsignal(signal.SIGTERM)
+    try:
+        elmo_tasks_main.run_allennlp("elmo-tasks")
+    finally:
+        signal.signal(signal.SIGTERM, sigterm)  # run_allennlp makes SIGTERM raise, as `allennlp` does
+    assert order == ["start", "run"]
     # the commands without AllenNLP: threads and one-line errors, then the command (its --threads last)
     steps: List[str] = []
     monkeypatch.setattr(elmo_tasks_main, "start_process", lambda: steps.append("start_process"))

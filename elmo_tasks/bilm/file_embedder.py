@@ -174,7 +174,7 @@ def _write_datasets(
     for batch, arrays in batches:
         if raw.failure is not None:
             break
-        for (index, text, _), array in zip(batch, arrays):
+        for (index, text, _), array in zip(batch, arrays, strict=True):
             handle.create_dataset(str(index), data=array)
             index_of.setdefault(text, str(index))
         batch_tokens = sum(len(words) for _, _, words in batch)

@@ -166,7 +166,7 @@ class BiLM(nn.Module):
         stored_rows = self._carried_states[0][0].shape[1]
         known = sorted_rows < stored_rows
         initial = []
-        for (h0, c0), (h, c) in zip(zeros, self._carried_states):
+        for (h0, c0), (h, c) in zip(zeros, self._carried_states, strict=True):
             h, c = h.to(like.device), c.to(like.device)
             index = sorted_rows.clamp(max=stored_rows - 1)
             keep = known.view(1, -1, 1)
@@ -179,7 +179,7 @@ class BiLM(nn.Module):
             self._carried_states = [(h.new_zeros(h.shape), c.new_zeros(c.shape)) for h, c in finals]
         stored_rows = self._carried_states[0][0].shape[1]
         updated: List[LstmState] = []
-        for (h_old, c_old), (h_new, c_new) in zip(self._carried_states, finals):
+        for (h_old, c_old), (h_new, c_new) in zip(self._carried_states, finals, strict=True):
             if stored_rows < batch:  # grow: new rows start from zero
                 h_old = torch.cat([h_old, h_old.new_zeros(2, batch - stored_rows, h_old.shape[2])], dim=1)
                 c_old = torch.cat([c_old, c_old.new_zeros(2, batch - stored_rows, c_old.shape[2])], dim=1)

@@ -146,7 +146,7 @@ class ExportedLanguageModel:
                 f"{softmax_file} has {weight.shape[0]} rows: pass the vocabulary exported with this softmax"
             )
         if softmax_tokens is not None and softmax_tokens != tokens:
-            first = next(i for i, (a, b) in enumerate(zip(softmax_tokens, tokens)) if a != b)
+            first = next(i for i, (a, b) in enumerate(zip(softmax_tokens, tokens, strict=False)) if a != b)
             raise ScoringError(
                 f"the vocabulary {vocab_file} differs from the tokens stored in {softmax_file} at row {first} "
                 f"({tokens[first]!r} vs {softmax_tokens[first]!r}): pass the vocabulary exported with this softmax"

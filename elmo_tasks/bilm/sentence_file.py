@@ -80,7 +80,7 @@ def check_sentence_file(path: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> Sent
     whitespace-separated tokens."""
     check = SentenceFileCheck(path)
     try:
-        handle = open(path, "rb")
+        handle = open(path, "rb")  # noqa: SIM115  # why: the `with handle` below closes it; this `try` is open's alone
     except OSError as err:
         raise SentenceFileError(f"cannot read the input file {path}: {err.strerror}") from None
     with handle:
@@ -118,7 +118,7 @@ def read_sentences(
     front; the checks here keep the stream honest if the file changed since.
     """
     try:
-        handle = open(path, "rb")
+        handle = open(path, "rb")  # noqa: SIM115  # why: the `with handle` below closes it; this `try` is open's alone
     except OSError as err:
         raise SentenceFileError(f"cannot read the input file {path}: {err.strerror}") from None
     with handle:

@@ -7,9 +7,11 @@ parsed ``args.func``; registering our own ``train`` could therefore not reach ``
 (and would write over AllenNLP's name). So :func:`hook_the_starting_command`, which the plugin calls
 as it is imported, looks up the stack for that AllenNLP frame and puts :func:`start_command` in front
 of the ``args.func`` it is about to call: the setup runs when the command starts, before it reads its
-config (so ``std.extVar`` finds the defaults), and a Ctrl-C or SIGTERM ends the command with one line
-(elmo_tasks/commands/allennlp_stops.py). A distributed training worker of ``allennlp train``
-(``_train_worker``, a spawned process that imports the plugins at its start) runs it at once.
+config (so ``std.extVar`` finds the defaults), ``train`` checks its data files first
+(elmo_tasks/commands/train_data_check.py), and a Ctrl-C or SIGTERM ends the command with one line
+(elmo_tasks/commands/allennlp_stops.py): :func:`prepared_command`, which ``elmo-tasks`` uses too. A
+distributed training worker of ``allennlp train`` (``_train_worker``, a spawned process that imports the
+plugins at its start) runs :func:`start_command` at once.
 
 Imported any other way (``import elmo_tasks.plugin`` in Python, ``Predictor.from_path``, our own
 commands, which wrap their run where they are registered) the plugin finds no such frame and does
@@ -23,23 +25,31 @@ import sys
 from types import FrameType
 from typing import Any, Optional
 
-from elmo_tasks.command_start import CommandRun, start_command, with_command_start
+from elmo_tasks.command_start import CommandRun, start_command
 from elmo_tasks.commands.allennlp_stops import ending_with_one_line
+from elmo_tasks.commands.train_data_check import stop_if_data_is_missing
 
 # AllenNLP's frames that import plugins: (module, function)
 COMMAND_LINE = ("allennlp.commands", ("parse_args", "main"))
 TRAINING_WORKER = ("allennlp.commands.train", "_train_worker")
 
 
-def _stopping_with_one_line(run: CommandRun) -> CommandRun:
-    """``run`` ending in one line on SIGINT or SIGTERM (elmo_tasks/commands/allennlp_stops.py)."""
+def prepared_command(run: CommandRun) -> CommandRun:
+    """``run`` (an AllenNLP command's ``args.func``) as our commands run: :func:`start_command` first, then
+    for ``train`` the check of its data files (elmo_tasks/commands/train_data_check.py), and one line on
+    SIGINT or SIGTERM (elmo_tasks/commands/allennlp_stops.py)."""
     prog = os.path.basename(sys.argv[0]) or "allennlp"
 
     @functools.wraps(run)
-    def stopping(args: argparse.Namespace) -> Any:
-        return ending_with_one_line(lambda: run(args), prog, sys.argv[1:])
+    def prepared(args: argparse.Namespace) -> Any:
+        def checked_run() -> Any:
+            start_command()  # the config defaults too, before the check reads the config
+            stop_if_data_is_missing(prog, args)
+            return run(args)
 
-    return stopping
+        return ending_with_one_line(checked_run, prog, sys.argv[1:])
+
+    return prepared
 
 
 def hook_the_starting_command() -> None:
@@ -52,7 +62,7 @@ def hook_the_starting_command() -> None:
             # before parsing (`allennlp --help`, or one of our commands) `args` is not set yet: nothing to do
             args = frame.f_locals.get("args")
             if isinstance(args, argparse.Namespace) and callable(getattr(args, "func", None)):
-                args.func = _stopping_with_one_line(with_command_start(args.func))
+                args.func = prepared_command(args.func)
             return
         if (module, function) == TRAINING_WORKER:
             start_command()

@@ -13,6 +13,7 @@ file as written).
 """
 
 import argparse
+import functools
 import logging
 import sys
 import time
@@ -71,7 +72,12 @@ def predict_file(
     for document in documents:  # all checked before any is predicted
         where = f"{input_file}: document {document.name!r}"
         check_document_size(
-            document.sentences, MAX_DOCUMENT_TOKENS, MAX_PADDED_TOKENS, "coref-conll", None, lambda: where
+            document.sentences,
+            MAX_DOCUMENT_TOKENS,
+            MAX_PADDED_TOKENS,
+            "coref-conll",
+            None,
+            functools.partial(str, where),
         )
     with torch.no_grad():
         for document in Tqdm.tqdm(documents, desc="coref-conll"):
@@ -81,7 +87,7 @@ def predict_file(
             outputs: Dict[str, Any] = model.forward_on_instance(instance)
             clusters: List[List[Tuple[int, int]]] = outputs["clusters"]
             crossing += crossing_pairs(clusters)
-            for line_number, cell in zip(document.token_lines, coref_cells(document.num_tokens, clusters)):
+            for line_number, cell in zip(document.token_lines, coref_cells(document.num_tokens, clusters), strict=True):
                 output_lines[line_number - 1] = replace_last_column(lines[line_number - 1], cell)
     with WholeFile(output_file) as partial, open(partial, "w", encoding="utf-8") as handle:
         handle.writelines(output_lines)  # renamed onto output_file when whole

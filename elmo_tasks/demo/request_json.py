@@ -59,11 +59,17 @@ async def read_json_body(request: Request, max_bytes: int, example: str) -> Any:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ApiError(400, f"the request body is not UTF-8 (byte {error.start + 1}); expected JSON like {example}")
+        raise ApiError(
+            400, f"the request body is not UTF-8 (byte {error.start + 1}); expected JSON like {example}"
+        ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
         where = f"line {error.lineno}, column {error.colno}"
-        raise ApiError(400, f"the request body is not JSON ({error.msg}; {where}); expected JSON like {example}")
+        raise ApiError(
+            400, f"the request body is not JSON ({error.msg}; {where}); expected JSON like {example}"
+        ) from None
     except RecursionError:
-        raise ApiError(400, f"the request body is JSON nested too deeply to read; expected JSON like {example}")
+        raise ApiError(
+            400, f"the request body is JSON nested too deeply to read; expected JSON like {example}"
+        ) from None

@@ -71,4 +71,6 @@ class ModelRunner:
             raise ApiError(422, str(error)) from None
         except Exception as error:  # the model itself failed: log it, answer one line, keep serving
             logger.exception("the %s model failed on %.300r", self.name, record)
-            raise ApiError(500, f"the {self.name} model failed on this input ({type(error).__name__}: {error})")
+            raise ApiError(
+                500, f"the {self.name} model failed on this input ({type(error).__name__}: {error})"
+            ) from error

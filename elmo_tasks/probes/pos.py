@@ -83,4 +83,4 @@ def train_pos_tagger(
 
 
 def accuracy(predicted: Sequence[str], gold: Sequence[str]) -> float:
-    return float(np.mean([p == g for p, g in zip(predicted, gold)])) if gold else 0.0
+    return float(np.mean([p == g for p, g in zip(predicted, gold, strict=True)])) if gold else 0.0

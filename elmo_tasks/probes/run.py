@@ -47,7 +47,7 @@ def probe_bilm(
 
     def sense_rows(sentences):
         rows, keys, senses = [], [], []
-        flat = zip(_flat(sentences, "lemmas"), _flat(sentences, "pos_tags"), _flat(sentences, "senses"))
+        flat = zip(_flat(sentences, "lemmas"), _flat(sentences, "pos_tags"), _flat(sentences, "senses"), strict=True)
         for i, (lemma, tag, sense) in enumerate(flat):
             if lemma is not None and sense is not None:
                 rows.append(i)
@@ -58,13 +58,13 @@ def probe_bilm(
     train_rows, train_keys, train_senses = sense_rows(train)
     test_rows, test_keys, test_senses = sense_rows(test)
     seen = seen_in_training(train_keys, test_keys)
-    seen_senses = [sense for sense, known in zip(test_senses, seen) if known]
+    seen_senses = [sense for sense, known in zip(test_senses, seen, strict=True) if known]
 
     def on_seen(predictions: List[str]) -> float:
-        return 100 * f1([p for p, known in zip(predictions, seen) if known], seen_senses)
+        return 100 * f1([p for p, known in zip(predictions, seen, strict=True) if known], seen_senses)
 
     results: Dict = {"pos": {}, "wsd": {}, "wsd_seen": {}, "taggers": {}}
-    for layer, (train_x, test_x) in enumerate(zip(train_layers, test_layers)):
+    for layer, (train_x, test_x) in enumerate(zip(train_layers, test_layers, strict=True)):
         tagger = train_pos_tagger(train_x, train_pos, layer, seed=seed)
         results["taggers"][layer] = tagger
         results["pos"][layer] = 100 * accuracy(tagger.predict(test_x), test_pos)

@@ -32,7 +32,7 @@ def sense_centroids(
 ) -> Dict[Key, Tuple[List[str], np.ndarray]]:
     """``key -> (sense names, unit-length centroids (senses, dim))`` from training words."""
     rows: Dict[Key, Dict[str, List[int]]] = defaultdict(lambda: defaultdict(list))
-    for i, (key, sense) in enumerate(zip(keys, senses)):
+    for i, (key, sense) in enumerate(zip(keys, senses, strict=True)):
         rows[key][sense].append(i)
     centroids = {}
     for key, by_sense in rows.items():
@@ -46,7 +46,7 @@ def nearest_sense(
     centroids: Dict[Key, Tuple[List[str], np.ndarray]], features: np.ndarray, keys: Sequence[Key]
 ) -> List[str]:
     predictions = []
-    for vector, key in zip(features, keys):
+    for vector, key in zip(features, keys, strict=True):
         if key not in centroids:
             predictions.append(FALLBACK_SENSE)
             continue
@@ -57,7 +57,7 @@ def nearest_sense(
 
 def most_frequent_sense(train_keys: Sequence[Key], train_senses: Sequence[str], test_keys: Sequence[Key]) -> List[str]:
     counts: Dict[Key, Counter] = defaultdict(Counter)
-    for key, sense in zip(train_keys, train_senses):
+    for key, sense in zip(train_keys, train_senses, strict=True):
         counts[key][sense] += 1
     # ties go to the smaller sense name, so the baseline does not depend on reading order
     best: Dict[Key, Optional[str]] = {k: min(c, key=lambda s: (-c[s], s)) for k, c in counts.items()}
@@ -72,4 +72,4 @@ def seen_in_training(train_keys: Sequence[Key], test_keys: Sequence[Key]) -> np.
 
 def f1(predicted: Sequence[str], gold: Sequence[str]) -> float:
     """Every word has a prediction, so F1 = precision = recall = accuracy."""
-    return float(np.mean([p == g for p, g in zip(predicted, gold)])) if gold else 0.0
+    return float(np.mean([p == g for p, g in zip(predicted, gold, strict=True)])) if gold else 0.0

@@ -93,7 +93,7 @@ def validation_curves_figure(
         return None
     plt = _pyplot()
     figure, axes_list = plt.subplots(1, len(tasks), figsize=(3.2 * len(tasks), 3.0), squeeze=False)
-    for axes, task in zip(axes_list[0], tasks):
+    for axes, task in zip(axes_list[0], tasks, strict=True):
         for variant, runs in sorted(per_task[task].items()):
             curves = [c for c in runs if c]
             if not curves:

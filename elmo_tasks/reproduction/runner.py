@@ -19,6 +19,7 @@ from elmo_tasks.reproduction.sitting_clock import seconds_spent, timed_sitting
 from elmo_tasks.reproduction.stopping_rule import StoppingRule, first_rule, open_for_more_epochs, raised_fields
 from elmo_tasks.reproduction.tasks import TASKS
 from elmo_tasks.reproduction.word_vectors import prepare_word_vectors
+from elmo_tasks.tasks.official_files import where_to_get
 
 # What a training step prints about the run directory it finds.
 STEP_MESSAGES = {
@@ -111,7 +112,7 @@ def _check_data(task: str, env: Dict[str, str]) -> None:
     missing = configs.missing_data_files(task, env)
     if missing:
         root = {**os.environ, **env}.get("ELMO_TASKS_SHARED_DATA", DEFAULTS["ELMO_TASKS_SHARED_DATA"])
-        lines = "".join(f"\n      {path}: how to get it: {configs.where_to_get(path)}" for path in missing)
+        lines = "".join(f"\n      {path}: how to get it: {where_to_get(path)}" for path in missing)
         raise RunFailed(
             f"{task}'s data is missing (from {ROOT}; ELMO_TASKS_SHARED_DATA={root}): put the files there, plain or "
             f".gz, or set ELMO_TASKS_SHARED_DATA to the folder that holds them; before any training:{lines}"

@@ -66,3 +66,21 @@ def data_file_parts(path: str) -> List[str]:
     if not parts:
         raise FileNotFoundError(f"{found}: a folder without *_gold_conll files; docs/DATA.md says where to get them")
     return parts
+
+
+# The section of docs/DATA.md that says how to get the files of each data folder (a heading's start).
+DATA_SECTIONS = {
+    "snli": "SNLI",
+    "squad": "SQuAD v1.1",
+    "conll2005": "CoNLL-2005 SRL",
+    "conll2012": "CoNLL-2012 (OntoNotes 5.0)",
+    "conll2003": "CoNLL-2003 NER",
+    "sst": "SST-5",
+}
+
+
+def where_to_get(path: str) -> str:
+    """``docs/DATA.md, "SECTION"`` for a data file, by the data folder its path names."""
+    folders = [part for part in path.replace("\\", "/").split("/") if part in DATA_SECTIONS]
+    section = DATA_SECTIONS[folders[-1]] if folders else None
+    return f'docs/DATA.md, "{section}"' if section else "docs/DATA.md"

@@ -40,6 +40,8 @@ What this relies on in AllenNLP, and how each assumption is kept honest:
 """
 
 import argparse
+import contextlib
+import functools
 import io
 import json
 import os
@@ -198,7 +200,7 @@ class JsonLinesPredictor(Predictor):
                     continue
                 place = f"{path}, line {line_number}"
                 try:
-                    problem = record_problem(self._parse_line(line, lambda: place), place)
+                    problem = record_problem(self._parse_line(line, functools.partial(str, place)), place)
                 except PredictorInputError as error:
                     problem = str(error).removeprefix(f"{place}: ")
                 if problem is not None:
@@ -262,10 +264,8 @@ def _read_stdin_keeping_bad_bytes() -> None:
     """Decode stdin as UTF-8 keeping undecodable bytes as escapes, so load_line can report them."""
     if not isinstance(sys.stdin, io.TextIOWrapper):  # not a text stream we can change: AllenNLP's own errors
         return
-    try:
+    with contextlib.suppress(ValueError, OSError):
         sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
-    except (ValueError, OSError):
-        pass
 
 
 def _exit_with(messages: List[str]) -> NoReturn:

@@ -49,7 +49,7 @@ class TextPairPredictor(JsonLinesPredictor):
         """The keys (JsonLinesPredictor's check), then each text's length (:meth:`text_limits`)."""
         super().check_input(record, where)
         assert isinstance(record, dict)  # JsonLinesPredictor.check_input raised otherwise
-        tokenizer: Tokenizer = getattr(self._dataset_reader, "tokenizer")  # the task's reader's, or one like it
+        tokenizer: Tokenizer = getattr(self._dataset_reader, "tokenizer")  # noqa: B009  # why: DatasetReader declares none; the task's reader's, or one like it
         counts = {text.key: len(tokenizer.tokenize(record[text.key])) for text in self.text_limits()}
         self.check_lengths(counts, True, where)
 

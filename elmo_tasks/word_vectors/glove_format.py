@@ -96,7 +96,7 @@ def write_glove_file(
     row_format = " ".join([f"%.{decimals}f"] * vectors.shape[1])
     path = Path(path)
     with _open_for_writing(path, path.suffix.lower() == ".gz" if compress is None else compress) as handle:
-        for word, row in zip(words, vectors):
+        for word, row in zip(words, vectors, strict=True):
             handle.write(f"{word} {row_format % tuple(row.tolist())}\n")
 
 
@@ -253,7 +253,7 @@ def _open_for_reading(path: Path) -> IO[str]:
 
 def _open_for_writing(path: Path, compress: bool) -> IO[str]:
     if compress:
-        raw_file = open(path, "wb")
+        raw_file = open(path, "wb")  # noqa: SIM115  # why: returned inside the wrapper, which closes it
         return _ClosingText(gzip.GzipFile(filename="", mode="wb", fileobj=raw_file, mtime=0), raw_file)
     return open(path, "w", encoding="utf-8", newline="\n")
 

@@ -29,7 +29,7 @@ def _losses(outputs: torch.Tensor, final_h: torch.Tensor, final_c: torch.Tensor)
     """A loss that weighs every output and both final states differently, so that no gradient path is skipped."""
     generator = torch.Generator().manual_seed(1)
     weights = [torch.randn(t.shape, generator=generator, dtype=t.dtype) for t in (outputs, final_h, final_c)]
-    return sum((w * t).sum() for w, t in zip(weights, (outputs, final_h, final_c)))  # type: ignore[return-value]
+    return sum((w * t).sum() for w, t in zip(weights, (outputs, final_h, final_c), strict=True))  # type: ignore[return-value]
 
 
 def _gradients(use_function: bool, batch_sizes: List[int], rows: int, clips: Tuple[float, float], scale: float):
@@ -55,7 +55,7 @@ def test_hand_written_backward_equals_autograd(batch_sizes, rows, clips, scale):
     expected = _gradients(False, batch_sizes, rows, clips, scale)
     actual = _gradients(True, batch_sizes, rows, clips, scale)
     names = ["outputs", "final h", "final c", "pre-gates", "w_state", "w_projection", "h0", "c0"]
-    for name, want, got in zip(names, expected, actual):
+    for name, want, got in zip(names, expected, actual, strict=True):
         assert torch.allclose(got, want, rtol=1e-10, atol=1e-12), name
 
 
@@ -77,7 +77,7 @@ def test_layer_output_is_the_same_with_and_without_gradients():
     trained, trained_final = layer(inputs, [3, 2, 2], initial)
     assert trained.requires_grad
     assert torch.equal(plain, trained.detach())
-    for a, b in zip(plain_final, trained_final):
+    for a, b in zip(plain_final, trained_final, strict=True):
         assert torch.equal(a, b.detach())
 
 
@@ -138,7 +138,7 @@ def test_bfloat16_products_keep_float32_state_and_gradients_close():
     exact = _float32_gradients(None, batch_sizes, rows)
     low = _float32_gradients(torch.bfloat16, batch_sizes, rows)
     names = ["outputs", "final h", "final c", "pre-gates", "w_state", "w_projection", "h0", "c0"]
-    for name, want, got in zip(names, exact, low):
+    for name, want, got in zip(names, exact, low, strict=True):
         assert got.dtype == torch.float32, name
         relative = float(((got - want).norm() / want.norm()).detach())
         assert 0 < relative < 2e-2, f"{name}: relative difference {relative}"

@@ -8,10 +8,10 @@ from elmo_tasks.bilm.characters import add_sentence_boundaries
 from tests.conftest import OPTIONS_FILE, WEIGHT_FILE
 
 SENTENCES = [
-    "The quick brown fox jumps over the lazy dog .".split(),
-    "Hello !".split(),
-    "ELMo vectors depend on context , not on the batch .".split(),
-    "the the the".split(),
+    ["The", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "."],
+    ["Hello", "!"],
+    ["ELMo", "vectors", "depend", "on", "context", ",", "not", "on", "the", "batch", "."],
+    ["the", "the", "the"],
 ]
 
 
@@ -45,7 +45,7 @@ def test_stateless_vectors_do_not_depend_on_batch_companions_padding_or_position
             assert torch.allclose(shuffled.layers[j][order[i], :n], single, atol=1e-6)
     # and repeated calls give the same answer (no hidden state)
     again = _embed(model, SENTENCES)
-    assert all(torch.equal(a, b) for a, b in zip(together.layers, again.layers))
+    assert all(torch.equal(a, b) for a, b in zip(together.layers, again.layers, strict=True))
 
 
 def _naive_token_encoding(encoder, ids):
@@ -115,7 +115,7 @@ def test_carried_states_and_resetting_some_rows_through_the_public_methods():
     states = model.carried_states()
     assert states is not None and len(states) == 2 and states[0][0].shape[1] == 3
     model.reset_states(torch.tensor([False, True, False]))
-    for (h, c), (h_before, c_before) in zip(model.carried_states(), states):
+    for (h, c), (h_before, c_before) in zip(model.carried_states(), states, strict=True):
         assert torch.all(h[:, 1] == 0) and torch.all(c[:, 1] == 0)
         assert torch.equal(h[:, 0], h_before[:, 0]) and torch.equal(c[:, 2], c_before[:, 2])
     with pytest.raises(ValueError, match=r"the mask must have shape \(3,\)"):
@@ -134,7 +134,7 @@ def test_a_word_cache_installed_with_use_word_cache_gives_the_same_vectors():
     assert model.word_cache is cache
     found = _embed(model, SENTENCES)
     assert cache.hits > 0
-    for want, got in zip(expected.layers, found.layers):
+    for want, got in zip(expected.layers, found.layers, strict=True):
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
     model.use_word_cache(None)
     assert model.word_cache is None

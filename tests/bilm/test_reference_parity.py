@@ -51,7 +51,7 @@ def test_a_row_missing_from_a_smaller_batch_keeps_its_state_and_reset_clears_all
         model(batch_to_ids(batches[0][0]))
         third_row_state = [(h[:, 2].clone(), c[:, 2].clone()) for h, c in model.carried_states()]
         model(torch.ones(2, 5, 50, dtype=torch.long))  # a batch of two rows
-        for (h, c), (h3, c3) in zip(model.carried_states(), third_row_state):
+        for (h, c), (h3, c3) in zip(model.carried_states(), third_row_state, strict=True):
             assert torch.equal(h[:, 2], h3) and torch.equal(c[:, 2], c3)
         # replaying from a reset gives the reference again
         model.reset_states()

@@ -25,7 +25,7 @@ def test_export_round_trips_every_dataset_exactly(tmp_path):
     ids = batch_to_ids([["round", "trip", "."]])
     with torch.no_grad():
         a, b = model.eval()(ids), reloaded(ids)
-    assert all(torch.equal(x, y) for x, y in zip(a.layers, b.layers))
+    assert all(torch.equal(x, y) for x, y in zip(a.layers, b.layers, strict=True))
 
 
 def test_float16_export_loads_back_as_float32(tmp_path):

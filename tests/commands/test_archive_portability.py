@@ -106,7 +106,9 @@ def test_an_archive_with_another_bilm_predicts_after_the_bilm_files_are_moved(tm
     original = load_bilm(
         str(tmp_path / "my_bilm_moved" / "options.json"), str(tmp_path / "my_bilm_moved" / "weights.hdf5")
     )
-    for (name, ours), (_, theirs) in zip(embedder.bilm.state_dict().items(), original.state_dict().items()):
+    for (name, ours), (_, theirs) in zip(
+        embedder.bilm.state_dict().items(), original.state_dict().items(), strict=True
+    ):
         assert torch.equal(ours, theirs), name
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from elmo_tasks.bilm.workers import ordered_map
 
-WORDS = "the cat sat on a mat while dogs ran past quickly and birds sang over green hills".split()
+WORDS = "the cat sat on a mat while dogs ran past quickly and birds sang over green hills".split()  # noqa: SIM905
 
 
 def _sentences(count: int):

@@ -30,7 +30,7 @@ TINY_RUNS = {
     "ner": (
         "ner_elmo",
         {
-            "model.encoder.hidden_size": 8,
+            "model.encoder.hidden_sizes": [8, 8],
             "model.text_field_embedder.token_embedders.tokens.embedding_dim": 8,
             "model.text_field_embedder.token_embedders.token_characters.encoder.num_filters": 8,
             "dataset_reader.max_instances": 16,

@@ -70,7 +70,7 @@ def test_the_bilm_page_shows_a_words_neighbours_per_layer(page, demo_url, tmp_pa
     assert status == 200
     drawn = _layers(page)
     assert [layer for layer, _ in drawn] == [0, 1, 2]
-    for (layer, rows), expected in zip(drawn, answer["layers"]):
+    for (_layer, rows), expected in zip(drawn, answer["layers"], strict=True):
         assert [(similarity, mark) for similarity, mark, _ in rows] == [
             (n["similarity"], n["sentence"][n["index"]]) for n in expected["neighbours"]
         ]

@@ -56,7 +56,7 @@ def _check_coref(page, answer):
     assert sorted(drawn) == sorted(k for _, _, k in drawable_mentions(answer["clusters"]))
     items = page.eval_on_selector_all("#result li.cluster", "els => els.map(e => e.textContent)")
     assert len(items) == len(answer["clusters"])
-    for item, strings in zip(items, answer["cluster_strings"]):
+    for item, strings in zip(items, answer["cluster_strings"], strict=True):
         assert item == " · ".join(f"“{s}”" for s in strings)
     if not answer["clusters"]:
         assert page.inner_text("#result .summary") == "No clusters found."

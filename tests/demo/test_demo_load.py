@@ -69,7 +69,7 @@ def test_200_requests_from_20_clients_all_get_their_right_answer(demo_url):
         poller.join()
     elapsed = time.monotonic() - started
     assert len(results) == REQUESTS and elapsed < 300
-    for (kind, (name, body, *rest)), (status, answer) in results:
+    for (kind, (name, _body, *rest)), (status, answer) in results:
         if kind == "good":
             assert (status, answer) == (200, expected[name]), (name, status, answer)
         else:

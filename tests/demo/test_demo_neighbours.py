@@ -19,7 +19,7 @@ def test_the_bundled_corpus_has_several_senses_of_play_and_bank():
 
 
 def test_neighbours_are_ranked_by_cosine_similarity_per_layer(neighbours):
-    words = "The goalkeeper made a fine play .".split()
+    words = ["The", "goalkeeper", "made", "a", "fine", "play", "."]
     answer = neighbours.neighbours(words, 5, top=4)
     assert answer["word"] == "play" and [layer["layer"] for layer in answer["layers"]] == [0, 1, 2]
     query = neighbours._embed([words])[0][:, 5]
@@ -40,10 +40,10 @@ def test_a_corpus_sentence_is_not_its_own_neighbour_and_unknown_words_fall_back(
     sentence = read_corpus(CORPUS_FILE)[0]
     answer = neighbours.neighbours(sentence, sentence.index("play"), top=20)
     assert all(n["sentence"] != sentence for layer in answer["layers"] for n in layer["neighbours"])
-    unknown = neighbours.neighbours("A zyzzyva crawled .".split(), 1, top=3)
+    unknown = neighbours.neighbours(["A", "zyzzyva", "crawled", "."], 1, top=3)
     assert "not in the demo corpus" in unknown["note"]
     assert len(unknown["layers"][2]["neighbours"]) == 3
-    anything = neighbours.neighbours("A zyzzyva crawled .".split(), 1, top=3, same_word=False)
+    anything = neighbours.neighbours(["A", "zyzzyva", "crawled", "."], 1, top=3, same_word=False)
     assert anything["note"] is None
 
 

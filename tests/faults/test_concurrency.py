@@ -320,7 +320,7 @@ def test_two_harness_processes_on_one_run_train_it_once(tmp_path):
     ended = [_finished(process) for process in processes]
     codes = sorted(code for code, _, _ in ended)
     assert codes == [0, 1], [(code, out[-2000:], err[-2000:]) for code, out, err in ended]
-    trainer = next(p for p, (code, _, _) in zip(processes, ended) if code == 0)
+    trainer = next(p for p, (code, _, _) in zip(processes, ended, strict=True) if code == 0)
     _, out, _ = next(e for e in ended if e[0] == 1)
     lock = runs / "ner" / "baseline" / "seed0.lock"
     failed = [line for line in out.splitlines() if "FAILED" in line]

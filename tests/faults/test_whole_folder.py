@@ -47,12 +47,10 @@ def test_an_existing_folder_gets_the_new_set_and_keeps_other_files(tmp_path):
 def test_a_failed_block_changes_nothing_and_leaves_nothing(tmp_path):
     target = tmp_path / "elmo"
     _write(target, {"options.json": "old"})
-    with pytest.raises(KeyboardInterrupt):
-        with WholeFolder(target) as partial:
-            _write(partial, {"options.json": "new"})
-            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt), WholeFolder(target) as partial:
+        _write(partial, {"options.json": "new"})
+        raise KeyboardInterrupt
     assert _read(target) == {"options.json": "old"} and os.listdir(target) == ["options.json"]
-    with pytest.raises(OSError):
-        with WholeFolder(tmp_path / "fresh") as partial:
-            raise OSError("disk full")
+    with pytest.raises(OSError), WholeFolder(tmp_path / "fresh") as partial:
+        raise OSError("disk full")
     assert sorted(os.listdir(tmp_path)) == ["elmo"]

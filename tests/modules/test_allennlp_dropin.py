@@ -141,7 +141,7 @@ def test_allennlps_elmo_in_a_config_is_ours_only_while_switched_on():
         ids = batch_to_ids(batch)
         a, b = theirs(ids), ours(ids)
         keep = a["mask"].unsqueeze(-1)
-        for x, y in zip(a["elmo_representations"], b["elmo_representations"]):
+        for x, y in zip(a["elmo_representations"], b["elmo_representations"], strict=True):
             worst = max(worst, float(((x - y) * keep).abs().max().detach()))
     assert worst < 1e-5
 

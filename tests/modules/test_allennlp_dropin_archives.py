@@ -61,7 +61,9 @@ def _worst_difference(theirs: torch.nn.Module, ours: torch.nn.Module) -> float:
     for sentences in BATCHES:
         ids = batch_to_ids(sentences)
         a, b = theirs(ids), ours(ids)
-        pairs = zip(a["elmo_representations"], b["elmo_representations"]) if isinstance(a, dict) else [(a, b)]
+        pairs = (
+            zip(a["elmo_representations"], b["elmo_representations"], strict=True) if isinstance(a, dict) else [(a, b)]
+        )
         mask = (ids > 0).any(-1, keepdim=True)
         for x, y in pairs:
             worst = max(worst, float(((x - y) * mask).abs().max().detach()))

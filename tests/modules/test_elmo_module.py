@@ -87,7 +87,7 @@ def test_4d_input_equals_the_flattened_batch(stateful):
     elmo3 = Elmo(OPTIONS_FILE, WEIGHT_FILE, 2, dropout=0.0, stateful=stateful)
     out4, out3 = elmo4(ids), elmo3(ids.view(4, longest, 50))
     assert list(out4["mask"].shape) == [2, 2, longest] and out4["mask"].sum(dim=-1).tolist() == [[2, 4], [1, 0]]
-    for r4, r3 in zip(out4["elmo_representations"], out3["elmo_representations"]):
+    for r4, r3 in zip(out4["elmo_representations"], out3["elmo_representations"], strict=True):
         assert list(r4.shape) == [2, 2, longest, 32]
         assert torch.allclose(r4.view(4, longest, 32), r3, atol=1e-6)
         assert r4[1, 1].abs().sum() == 0  # the empty text is all padding
@@ -199,7 +199,7 @@ def test_matches_allennlp_elmo_statefully_and_draws_the_same_random_numbers(argu
         a, b = theirs(ids), ours(ids)
         assert torch.equal(a["mask"], b["mask"])
         keep = a["mask"].unsqueeze(-1)
-        for x, y in zip(a["elmo_representations"], b["elmo_representations"]):
+        for x, y in zip(a["elmo_representations"], b["elmo_representations"], strict=True):
             worst = max(worst, float(((x - y) * keep).abs().max().detach()))
     assert worst < 1e-5
 
@@ -208,7 +208,7 @@ def test_reads_a_state_dict_of_allennlp_elmo():
     torch.manual_seed(0)
     theirs = AllenNlpElmo(SKIP_OPTIONS, WEIGHT_FILE, 1, dropout=0.0, vocab_to_cache=["The"])
     with torch.no_grad():  # make every array differ from the file, so loading must really map them
-        for name, parameter in theirs.named_parameters():
+        for _name, parameter in theirs.named_parameters():
             parameter.add_(0.01 * torch.randn_like(parameter))
     ours = Elmo(SKIP_OPTIONS, WEIGHT_FILE, 1, dropout=0.0)
     ours.load_state_dict(theirs.state_dict())
@@ -330,7 +330,7 @@ def test_shipped_float16_bilm_against_allennlp_and_why_they_differ(tmp_path):
                 ids = batch_to_ids(sentences[start : start + 5])
                 a, b = theirs(ids), ours(ids, keep_boundaries=True)
                 keep = a["mask"].unsqueeze(-1)
-                for k, (x, y) in enumerate(zip(a["activations"], b.layers)):
+                for k, (x, y) in enumerate(zip(a["activations"], b.layers, strict=True)):
                     worst[k] = max(worst[k], float(((x - y) * keep).abs().max()))
         return worst
 

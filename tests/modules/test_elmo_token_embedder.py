@@ -257,7 +257,7 @@ def _numpy_layer_norm_mix(layers, statistics_mask, weights, gamma):
     keep = statistics_mask[..., None].astype(np.float64)
     count = keep.sum() * layers[0].shape[-1]
     total = 0.0
-    for weight, layer in zip(weights, layers):
+    for weight, layer in zip(weights, layers, strict=True):
         layer = layer.astype(np.float64)
         mean = (layer * keep).sum() / count
         variance = (((layer - mean) * keep) ** 2).sum() / count

@@ -50,7 +50,7 @@ def test_outputs_and_gradients_equal_the_packed_encoders(kind, num_layers, bidir
     assert our_outputs.shape == their_outputs.shape == (4, 11, 5 * (2 if bidirectional else 1))
     torch.testing.assert_close(our_outputs, their_outputs, atol=1e-6, rtol=1e-5)
     assert our_outputs[~mask].abs().sum() == 0  # zeros where the packed encoder gives zeros
-    for ours_gradient, their_gradient in zip(our_gradients, their_gradients):
+    for ours_gradient, their_gradient in zip(our_gradients, their_gradients, strict=True):
         torch.testing.assert_close(ours_gradient, their_gradient, atol=1e-5, rtol=1e-5)
     assert ours.get_output_dim() == allennlp_encoder.get_output_dim()
     assert ours.get_input_dim() == allennlp_encoder.get_input_dim() == 7

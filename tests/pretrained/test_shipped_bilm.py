@@ -33,7 +33,8 @@ def test_files_are_small_float16_and_restored_to_float32():
         assert handle["char_embed"].dtype == np.float16
     bilm = load_bilm(SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE)
     assert all(p.dtype == torch.float32 for p in bilm.parameters())
-    options = json.loads(open(SMALL_OPTIONS_FILE).read())
+    with open(SMALL_OPTIONS_FILE) as handle:
+        options = json.load(handle)
     assert options["lstm"]["projection_dim"] * 2 == bilm.output_dim
 
 

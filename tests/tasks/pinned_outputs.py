@@ -104,7 +104,11 @@ def differences(expected: Any, actual: Any, where: str = "") -> List[str]:
     if isinstance(expected, list) or isinstance(actual, list):
         if not (isinstance(expected, list) and isinstance(actual, list)) or len(expected) != len(actual):
             return [f"{where}: shapes differ"]
-        return [line for i, (e, a) in enumerate(zip(expected, actual)) for line in differences(e, a, f"{where}[{i}]")]
+        return [
+            line
+            for i, (e, a) in enumerate(zip(expected, actual, strict=True))
+            for line in differences(e, a, f"{where}[{i}]")
+        ]
     if not math.isclose(float(actual), float(expected), rel_tol=TOLERANCE, abs_tol=TOLERANCE):
         return [f"{where}: expected {expected!r}, got {actual!r}"]
     return []

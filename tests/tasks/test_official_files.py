@@ -8,6 +8,8 @@ formats are the official ones), so the tests need none of the licensed releases.
 import copy
 import gzip
 import shutil
+import signal
+import sys
 from pathlib import Path
 from typing import Dict, List
 
@@ -17,7 +19,7 @@ from allennlp.data import DatasetReader
 
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.tasks import TASKS
-from elmo_tasks.tasks.official_files import data_file_parts, found_data_path
+from elmo_tasks.tasks.official_files import DATA_SECTIONS, data_file_parts, found_data_path, where_to_get
 from tests.conftest import FIXTURES_ROOT, ROOT
 
 DOCUMENTS_FOLDER = "conll-formatted-ontonotes-5.0/data/{split}/data/english/annotations"
@@ -121,13 +123,10 @@ def test_each_data_folder_names_a_section_of_data_md():
         for line in (ROOT / "docs" / "DATA.md").read_text(encoding="utf-8").splitlines()
         if line.startswith("## ")
     ]
-    for folder, section in configs.DATA_SECTIONS.items():
+    for folder, section in DATA_SECTIONS.items():
         assert any(heading.startswith(section) for heading in headings), (folder, section)
-    assert (
-        configs.where_to_get("data/conll2012/train.english.v4_gold_conll")
-        == 'docs/DATA.md, "CoNLL-2012 (OntoNotes 5.0)"'
-    )
-    assert configs.where_to_get("elsewhere/file.txt") == "docs/DATA.md"
+    assert where_to_get("data/conll2012/train.english.v4_gold_conll") == 'docs/DATA.md, "CoNLL-2012 (OntoNotes 5.0)"'
+    assert where_to_get("elsewhere/file.txt") == "docs/DATA.md"
 
 
 def test_plain_and_gzipped_names_find_each_other(tmp_path):
@@ -159,3 +158,38 @@ def test_per_document_folders_are_read_in_path_order(tmp_path):
 def test_a_missing_file_error_names_it_and_what_was_looked_for(tmp_path, name, says):
     with pytest.raises(FileNotFoundError, match=says.replace(".", r"\.").replace("(", r"\(").replace(")", r"\)")):
         data_file_parts(str(tmp_path / name))
+
+
+def test_train_stops_before_any_work_naming_each_missing_file(tmp_path, monkeypatch, capsys):
+    """``elmo-tasks train`` (and ``allennlp train``, through the same prepared command) on a data root
+    without the files: one line per missing file, exit status 2, no serialization directory made."""
+    from elmo_tasks.__main__ import run_allennlp
+
+    root, run_dir = tmp_path / "none", tmp_path / "run"
+    monkeypatch.setenv("ELMO_TASKS_DATA", "full")
+    monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", str(root))
+    argv = ["elmo-tasks", "train", "experiments/snli_baseline.jsonnet", "-s", str(run_dir)]
+    monkeypatch.setattr(sys, "argv", argv)
+    sigterm = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(SystemExit) as stopped:
+            run_allennlp("elmo-tasks")
+    finally:
+        signal.signal(signal.SIGTERM, sigterm)
+    assert stopped.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()[-2:]
+    assert lines == [
+        f"elmo-tasks train: error: {key} {root}/snli/{name}: no such file, with or without .gz; "
+        'how to get it: docs/DATA.md, "SNLI"'
+        for key, name in (("train_data_path", "snli_1.0_train.jsonl"), ("validation_data_path", "snli_1.0_dev.jsonl"))
+    ]
+    assert not run_dir.exists()
+
+
+def test_the_check_passes_a_config_whose_files_are_there(data_root, monkeypatch):
+    from elmo_tasks.commands.train_data_check import missing_data_lines
+
+    _full_env(data_root, monkeypatch)
+    monkeypatch.setenv("ELMO_TASKS_DATA", "full")
+    assert missing_data_lines("allennlp", str(ROOT / "experiments" / "coref_elmo.jsonnet"), "") == []
+    assert missing_data_lines("allennlp", str(ROOT / "experiments" / "no_such.jsonnet"), "") == []  # AllenNLP says why

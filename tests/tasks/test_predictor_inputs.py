@@ -101,7 +101,7 @@ def test_predict_reports_every_bad_line_with_its_file_and_line_before_predicting
     reported = [line for line in err.splitlines() if line.startswith("allennlp predict: ")]
     assert code == 2 and "Traceback" not in err, err[-3000:]
     assert len(reported) == len(expected), reported
-    for line, (number, problem) in zip(reported, expected.items()):
+    for line, (number, problem) in zip(reported, expected.items(), strict=True):
         assert line.startswith(f"allennlp predict: {source}, line {number}: {problem}"), line
         assert "expected" in line
     assert out == ""  # nothing was predicted

@@ -63,8 +63,8 @@ def test_names_follow_the_task() -> None:
     for names_module, *_ in TASKS.values():
         names: ModuleType = names_module
         task_names = names.NAMES
-        assert (names.PREDICTOR, names.MODEL, names.READER) == (
+        assert (
             task_names.task,
             f"{task_names.task}_model",
             f"{task_names.task}_reader",
-        )
+        ) == (names.PREDICTOR, names.MODEL, names.READER)

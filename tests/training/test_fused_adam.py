@@ -19,7 +19,7 @@ def _trained_weights(optimizer_type: str) -> list:
         torch.nn.functional.mse_loss(model(inputs), targets).backward()
         optimizer.step()
     trained = [p.detach().clone() for p in model.parameters()]
-    moved = max((after - before).abs().max().item() for after, before in zip(trained, initial))
+    moved = max((after - before).abs().max().item() for after, before in zip(trained, initial, strict=True))
     assert moved > 0.01  # the steps moved the weights: equal results below are not untouched values
     return trained, optimizer
 
@@ -29,5 +29,5 @@ def test_fused_adam_updates_as_adam_does():
     fused, fused_optimizer = _trained_weights("fused_adam")
     assert isinstance(fused_optimizer, FusedAdamOptimizer) and fused_optimizer.defaults["fused"]
     assert not plain_optimizer.defaults.get("fused")
-    for left, right in zip(plain, fused):
+    for left, right in zip(plain, fused, strict=True):
         torch.testing.assert_close(left, right, rtol=1e-5, atol=1e-6)

@@ -50,7 +50,8 @@ class LayeredFeedForward(torch.nn.Module, FromParams):
         self._activations = torch.nn.ModuleList(activations)
         input_dims = [input_dim] + hidden_dims[:-1]
         self._linear_layers = torch.nn.ModuleList(
-            torch.nn.Linear(layer_input, layer_output) for layer_input, layer_output in zip(input_dims, hidden_dims)
+            torch.nn.Linear(layer_input, layer_output)
+            for layer_input, layer_output in zip(input_dims, hidden_dims, strict=True)
         )
         self._dropout = torch.nn.ModuleList(torch.nn.Dropout(p=value) for value in dropout)
         self.input_dim = input_dim
@@ -70,7 +71,7 @@ class LayeredFeedForward(torch.nn.Module, FromParams):
     def after_first_layer(self, first_layer_output: torch.Tensor) -> torch.Tensor:
         """The network's output given the first linear layer's output (before its activation)."""
         hidden = self._dropout[0](self._activations[0](first_layer_output))
-        layers = zip(self._linear_layers[1:], self._activations[1:], self._dropout[1:])
+        layers = zip(self._linear_layers[1:], self._activations[1:], self._dropout[1:], strict=True)
         for layer, activation, dropout in layers:
             hidden = dropout(activation(layer(hidden)))
         return hidden

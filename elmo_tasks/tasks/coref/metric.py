@@ -213,7 +213,7 @@ def ceaf_entity(key: Sequence[Sequence[int]], response: Sequence[Sequence[int]])
     if similarity.size:
         rows, columns = linear_sum_assignment(similarity, maximize=True)
         # summed in key order, as 1 - (1 - phi4): the scorer stores costs 1 - phi4 for its Munkres search
-        for row, column in sorted(zip(rows.tolist(), columns.tolist())):
+        for row, column in sorted(zip(rows.tolist(), columns.tolist(), strict=True)):
             total += 1 - (1 - float(similarity[row, column]))
     return Counts(total, sum(1 for chain in key if chain), total, sum(1 for chain in response if chain))
 
@@ -252,7 +252,7 @@ def summary_line(scores: DocumentScores) -> str:
     """``muc F bcub F ceafe F avg F``: F1 in percent, each truncated to two decimals like scorer.pl."""
     values = [percent_as_printed(getattr(scores, name).f1) for name in METRICS]
     average = percent_as_printed(scores.conll_f1)
-    return " ".join(f"{name} {value:.2f}" for name, value in zip(METRICS + ("avg",), values + [average]))
+    return " ".join(f"{name} {value:.2f}" for name, value in zip(METRICS + ("avg",), values + [average], strict=True))
 
 
 @Metric.register("coref_conll2012_scores")
@@ -273,7 +273,7 @@ class ConllCorefScores(Metric):
     def __call__(  # type: ignore[override]  # why: a Metric takes what its task scores, not Metric's tensors
         self, predicted_clusters: Sequence[Sequence[Sequence[Span]]], gold_clusters: Sequence[Sequence[Sequence[Span]]]
     ) -> None:
-        for response, key in zip(predicted_clusters, gold_clusters):
+        for response, key in zip(predicted_clusters, gold_clusters, strict=True):
             self._total.add(score_document(key, response))
 
     def get_metric(self, reset: bool = False) -> Dict[str, float]:

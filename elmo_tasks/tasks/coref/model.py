@@ -299,7 +299,7 @@ class CorefElmo(Model):
         """``clusters`` stay token spans; adds ``cluster_strings`` (the words of every mention)."""
         output_dict["cluster_strings"] = [
             [[" ".join(tokens[start : end + 1]) for start, end in cluster] for cluster in clusters]
-            for tokens, clusters in zip(output_dict["document"], output_dict["clusters"])
+            for tokens, clusters in zip(output_dict["document"], output_dict["clusters"], strict=True)
         ]
         return output_dict
 

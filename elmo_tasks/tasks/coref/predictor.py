@@ -16,6 +16,7 @@ count times longest sentence is over ``max_padded_tokens`` (100,000), are refuse
 model with the shipped biLM peaks under 3 GB (README, "Input limits").
 """
 
+import functools
 from typing import Any, Callable, Dict, List, Optional
 
 from allennlp.common.util import JsonDict, sanitize
@@ -187,7 +188,7 @@ class CorefPredictor(JsonLinesPredictor):
                     **self._answer(output),
                 }
             )
-            for instance, output in zip(instances, outputs)
+            for instance, output in zip(instances, outputs, strict=True)
         ]
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
@@ -200,7 +201,7 @@ class CorefPredictor(JsonLinesPredictor):
                 self.max_padded_tokens,
                 OWNER,
                 predictor_args,
-                lambda: f"document {metadata.get('name', '')!r}",
+                functools.partial("document {!r}".format, metadata.get("name", "")),
             )
             self._dataset_reader.apply_token_indexers(instance)
         outputs = self._forward(instances)

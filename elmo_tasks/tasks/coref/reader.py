@@ -67,7 +67,7 @@ def cut_document(document: ConllDocument, max_sentences: int) -> Tuple[List[Conl
     token_starts = [0]
     for sentence in document.sentences:
         token_starts.append(token_starts[-1] + len(sentence))
-    for number, (first, last) in enumerate(zip(bounds, bounds[1:])):
+    for number, (first, last) in enumerate(zip(bounds, bounds[1:], strict=False)):
         begin, end = token_starts[first], token_starts[last]
         clusters = []
         for cluster in document.clusters:

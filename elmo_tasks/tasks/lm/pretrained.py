@@ -58,7 +58,8 @@ def load_softmax(path: str, our_tokens: List[str], dim: int) -> Tuple[torch.Tens
         raise ConfigurationError(f"{path}: softmax width {weight.shape[1]} != projection_dim {dim}")
     if tokens != our_tokens:
         first = next(
-            (i for i, (x, y) in enumerate(zip(tokens, our_tokens)) if x != y), min(len(tokens), len(our_tokens))
+            (i for i, (x, y) in enumerate(zip(tokens, our_tokens, strict=False)) if x != y),
+            min(len(tokens), len(our_tokens)),
         )
         theirs = tokens[first] if first < len(tokens) else "<end>"
         ours = our_tokens[first] if first < len(our_tokens) else "<end>"

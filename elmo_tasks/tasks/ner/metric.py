@@ -41,7 +41,7 @@ class DistributedSpanBasedF1Measure(SpanBasedF1Measure):
         totals: _Counts = (Counter(), Counter(), Counter())
         for worker in gathered:
             assert worker is not None  # all_gather_object filled every slot
-            for total, counts in zip(totals, worker):
+            for total, counts in zip(totals, worker, strict=True):
                 total.update(counts)  # adds (``+`` would drop zero counts)
         return totals
 

@@ -210,7 +210,7 @@ class ElmoCrfTagger(Model):
             output_dict["iob1_tags"] = [bioul_to_iob1(path) for path in tag_strings]
             if "words" in output_dict:
                 output_dict["entities"] = [
-                    entities(words, path) for words, path in zip(output_dict["words"], tag_strings)
+                    entities(words, path) for words, path in zip(output_dict["words"], tag_strings, strict=True)
                 ]
         return output_dict
 

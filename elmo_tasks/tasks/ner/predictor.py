@@ -49,12 +49,12 @@ class NerTaggerPredictor(SentencePredictor):
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
         outputs = self._forward(instances)
-        return [_with_offsets(instance, output) for instance, output in zip(instances, outputs)]
+        return [_with_offsets(instance, output) for instance, output in zip(instances, outputs, strict=True)]
 
     def predictions_to_labeled_instances(self, instance: Instance, outputs: Dict[str, numpy.ndarray]) -> List[Instance]:
         """For interpretation tools: the sentence tagged with the model's predicted (BIOUL) tags."""
         labeled = instance.duplicate()
-        namespace: str = getattr(self._model, "label_namespace")  # our tagger's, or AllenNLP's crf_tagger's
+        namespace: str = getattr(self._model, "label_namespace")  # noqa: B009  # why: Model declares none; our tagger's, or AllenNLP's crf_tagger's
         labeled.add_field(
             "tags", SequenceLabelField(list(outputs["tags"]), field_of(labeled, "tokens", TextField), namespace)
         )
@@ -62,7 +62,7 @@ class NerTaggerPredictor(SentencePredictor):
 
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
         results = self.predict_batch_instance(self._batch_json_to_instances(inputs))
-        return [_with_surface_text(item["sentence"], result) for item, result in zip(inputs, results)]
+        return [_with_surface_text(item["sentence"], result) for item, result in zip(inputs, results, strict=True)]
 
 
 def _with_surface_text(sentence: str, output: JsonDict) -> JsonDict:

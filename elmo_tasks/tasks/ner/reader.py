@@ -38,7 +38,7 @@ def check_conll2003_file(path: str) -> int:
                 f"{path}, line {line_number}: {len(columns)} columns, expected {len(COLUMNS)} "
                 f"({', '.join(COLUMNS)}) as in CoNLL-2003: {line.rstrip()!r}"
             )
-        for name, tag in zip(COLUMNS[2:], columns[2:]):
+        for name, tag in zip(COLUMNS[2:], columns[2:], strict=True):
             if not _IOB_TAG.match(tag):
                 raise DataFileError(
                     f"{path}, line {line_number}: the {name} {tag!r} is not 'O', 'B-TYPE' or 'I-TYPE' "

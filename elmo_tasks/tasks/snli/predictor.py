@@ -57,7 +57,7 @@ class SnliPairPredictor(TextPairPredictor):
 
     def _answer(self, output: Dict[str, Any]) -> Dict[str, Any]:
         """The predicted label and {label name: probability} (names in the vocabulary's order)."""
-        namespace: str = getattr(self._model, "label_namespace")  # snli_model's
+        namespace: str = getattr(self._model, "label_namespace")  # noqa: B009  # why: Model declares none; snli_model's
         names = self._model.vocab.get_index_to_token_vocabulary(namespace)
         probs = [float(p) for p in output["label_probs"]]
         return {"label": output["label"], "label_probs": {names[i]: p for i, p in enumerate(probs)}}
@@ -66,7 +66,7 @@ class SnliPairPredictor(TextPairPredictor):
         outputs = self._forward(self._batch_json_to_instances(inputs))
         return [
             sanitize({"premise": given["premise"], "hypothesis": given["hypothesis"], **self._answer(output)})
-            for given, output in zip(inputs, outputs)
+            for given, output in zip(inputs, outputs, strict=True)
         ]
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:

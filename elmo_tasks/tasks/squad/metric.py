@@ -105,7 +105,7 @@ class SquadEmAndF1(Metric):
     def __call__(  # type: ignore[override]  # why: a Metric takes what its task scores, not Metric's tensors
         self, best_span_strings: Iterable[str], gold_answers: Iterable[List[str]]
     ) -> None:
-        for prediction, golds in zip(best_span_strings, gold_answers):
+        for prediction, golds in zip(best_span_strings, gold_answers, strict=True):
             exact, f1 = best_over_gold(prediction, golds)
             self._exact_total += exact
             self._f1_total += f1

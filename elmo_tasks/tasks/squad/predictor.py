@@ -107,7 +107,8 @@ class SquadQaPredictor(TextPairPredictor):
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
         outputs = self._forward(self._batch_json_to_instances(inputs))
         return [
-            sanitize({"question": given["question"], **self._answer(output)}) for given, output in zip(inputs, outputs)
+            sanitize({"question": given["question"], **self._answer(output)})
+            for given, output in zip(inputs, outputs, strict=True)
         ]
 
     def predict_batch_instance(self, instances: List[Instance]) -> List[JsonDict]:
@@ -124,5 +125,5 @@ class SquadQaPredictor(TextPairPredictor):
                     **self._answer(output),
                 }
             )
-            for instance, output in zip(instances, outputs)
+            for instance, output in zip(instances, outputs, strict=True)
         ]

@@ -210,7 +210,7 @@ class SquadV1Reader(DatasetReader):
             raise ValueError("the question has no tokens")
         answer_starts, answer_texts = answer_starts or [], answer_texts or []
         spans = []
-        for start, text in zip(answer_starts, answer_texts):
+        for start, text in zip(answer_starts, answer_texts, strict=False):
             span, exact = char_span_to_token_span(passage_tokens, start, start + len(text))
             counts["misaligned_answers"] += not exact
             spans.append(span)

@@ -33,7 +33,7 @@ def best_spans(
 def span_texts(spans: List[List[int]], metadata: List[Dict[str, Any]]) -> Tuple[List[str], List[Tuple[int, int]]]:
     """The passage text of each token span, cut at the tokens' character offsets."""
     answers, offsets = [], []
-    for (start, end), entry in zip(spans, metadata):
+    for (start, end), entry in zip(spans, metadata, strict=True):
         token_offsets = entry["token_offsets"]
         end = min(end, len(token_offsets) - 1)
         char_start, char_end = token_offsets[start][0], token_offsets[end][1]

@@ -73,8 +73,8 @@ class SrlCounts:
                 f"{where}: the gold sentence has {len(gold.targets)} words but the predicted one has "
                 f"{len(predicted.targets)}; both files must hold the same sentences in the same order"
             )
-        predicted_at = dict(zip(predicted.predicate_positions, predicted.columns))
-        for position, gold_column in zip(gold.predicate_positions, gold.columns):
+        predicted_at = dict(zip(predicted.predicate_positions, predicted.columns, strict=True))
+        for position, gold_column in zip(gold.predicate_positions, gold.columns, strict=True):
             column = predicted_at.get(position)
             if column is not None and predicted.targets[position] != gold.targets[position]:
                 column = None
@@ -224,7 +224,7 @@ class SrlEvalMetric(Metric):
     def __call__(  # type: ignore[override]  # why: a Metric takes what its task scores, not Metric's tensors
         self, predicted_bio: List[List[str]], gold_columns: List[List[str]]
     ) -> None:
-        for tags, gold in zip(predicted_bio, gold_columns):
+        for tags, gold in zip(predicted_bio, gold_columns, strict=True):
             self._counts.add_proposition(gold, bio_to_start_end(tags))
 
     def get_metric(self, reset: bool = False) -> Dict[str, float]:

@@ -189,7 +189,9 @@ class SrlElmo(Model):
         output_dict["tags"] = tags
         output_dict["props"] = [bio_to_start_end(row) for row in tags]
         if "words" in output_dict:
-            output_dict["description"] = [describe(words, row) for words, row in zip(output_dict["words"], tags)]
+            output_dict["description"] = [
+                describe(words, row) for words, row in zip(output_dict["words"], tags, strict=True)
+            ]
         for key in ("logits", "class_probabilities", "mask"):
             output_dict.pop(key, None)
         return output_dict
@@ -215,7 +217,7 @@ def describe(words: List[str], tags: List[str]) -> str:
         if label is not None:
             pieces.append(f"[{label}: {' '.join(current)}]")
 
-    for word, tag in zip(words, tags):
+    for word, tag in zip(words, tags, strict=False):
         if tag.startswith("I-") and label == tag[2:]:
             current.append(word)
             continue

@@ -122,9 +122,11 @@ class SrlPredictor(JsonLinesPredictor):
         sentences without ``verbs`` are tagged together."""
         parsed = [self._words(item) for item in inputs]
         unnamed = [i for i, item in enumerate(inputs) if "verbs" not in item]
-        found = dict(zip(unnamed, self._verb_finder.find([parsed[i][1] for i in unnamed]))) if unnamed else {}
+        found = (
+            dict(zip(unnamed, self._verb_finder.find([parsed[i][1] for i in unnamed]), strict=True)) if unnamed else {}
+        )
         prepared = []
-        for i, (item, (sentence, words)) in enumerate(zip(inputs, parsed)):
+        for i, (item, (sentence, words)) in enumerate(zip(inputs, parsed, strict=True)):
             verbs = found[i].indices if i in found else item["verbs"]
             prepared.append((sentence, words, sorted(set(verbs)), found.get(i)))
         return prepared

@@ -228,11 +228,11 @@ def write_props(handle: TextIO, targets: Sequence[str], columns: Sequence[Sequen
     for column in columns:
         stars = [tag.index("*") for tag in column]
         left = max(stars)
-        right = max(len(tag) - star for tag, star in zip(column, stars))
+        right = max(len(tag) - star for tag, star in zip(column, stars, strict=True))
         layouts.append((left, right))
     for position, target in enumerate(targets):
         cells = [target.ljust(target_width)]
-        for column, (left, right) in zip(columns, layouts):
+        for column, (left, right) in zip(columns, layouts, strict=True):
             tag = column[position]
             star = tag.index("*")
             cells.append(tag[:star].rjust(left) + tag[star:].ljust(right))

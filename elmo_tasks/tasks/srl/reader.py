@@ -123,7 +123,7 @@ def _read_conll2005_folder(folder: str) -> Iterator[SrlSentence]:
             f"{folder}: expected matching files in words/ and props/ (found {len(words_files)} "
             f"and {len(props_files)}); pass a CoNLL-2005 release folder such as devel/ or test.wsj/"
         )
-    for words_file, props_file in zip(words_files, props_files):
+    for words_file, props_file in zip(words_files, props_files, strict=True):
         word_blocks = _blocks(words_file)
         for props in read_props(read_lines(props_file), props_file):
             block = next(word_blocks, None)
@@ -245,7 +245,7 @@ class SrlConllReader(DatasetReader):
             if not positions:
                 without_predicate += 1
                 continue
-            for position, column in zip(positions, sentence.props.columns):
+            for position, column in zip(positions, sentence.props.columns, strict=True):
                 tags, dropped = start_end_to_bio(column, sentence.where)
                 dropped_embedded += dropped
                 predicates += 1

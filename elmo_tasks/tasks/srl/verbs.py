@@ -40,16 +40,16 @@ logger = logging.getLogger(__name__)
 SHIPPED_TAGGER_REFERENCE = "elmo_tasks:pretrained/bilm_small/pos_tagger.npz"
 METHOD = "heuristic: a list of frequent verb forms plus -ed/-ing words not after a determiner"
 
-_BE = frozenset("be am is are was were been being 's 're 'm".split())
-_HAVE_DO = frozenset("have has had having 've 'd do does did".split())
-_NEGATION = frozenset("not n't never".split())
+_BE = frozenset(["be", "am", "is", "are", "was", "were", "been", "being", "'s", "'re", "'m"])
+_HAVE_DO = frozenset(["have", "has", "had", "having", "'ve", "'d", "do", "does", "did"])
+_NEGATION = frozenset(["not", "n't", "never"])
 _INVERTED_SUBJECT_TAGS = frozenset({"PRP", "EX"})  # "did you see", "has there been"
 
 
 def verbs_from_tags(words: Sequence[str], tags: Sequence[str]) -> List[int]:
     """Indices of the predicates among ``words`` given their PTB ``tags`` (rules: module docstring)."""
     found = []
-    for index, (word, tag) in enumerate(zip(words, tags)):
+    for index, (word, tag) in enumerate(zip(words, tags, strict=True)):
         lower = word.lower()
         if not tag.startswith("VB") or lower in _BE:
             continue
@@ -62,7 +62,7 @@ def verbs_from_tags(words: Sequence[str], tags: Sequence[str]) -> List[int]:
 def _verb_follows(words: Sequence[str], tags: Sequence[str], start: int) -> bool:
     """Whether a ``VB*`` word comes next, skipping adverbs, negation and one subject pronoun."""
     subject_skipped = False
-    for word, tag in zip(words[start:], tags[start:]):
+    for word, tag in zip(words[start:], tags[start:], strict=True):
         if tag.startswith("RB") or word.lower() in _NEGATION:
             continue
         if tag in _INVERTED_SUBJECT_TAGS and not subject_skipped:
@@ -155,18 +155,18 @@ class PosVerbFinder:
             return [FoundVerbs(guess_verbs(words), "heuristic", note=note) for words in sentences]
         return [
             FoundVerbs(verbs_from_tags(words, tags), "pos_tagger", pos_tags=tags)
-            for words, tags in zip(sentences, self.tag(sentences))
+            for words, tags in zip(sentences, self.tag(sentences), strict=True)
         ]
 
 
-# The fallback heuristic's word lists.
-_DETERMINERS = frozenset("a an the this that these those my your his her its our their some any no every each".split())
+# The fallback heuristic's word lists (written as text, one `split`, so that they read and edit as prose).
+_DETERMINERS = frozenset("a an the this that these those my your his her its our their some any no every each".split())  # noqa: SIM905
 _AUXILIARIES = frozenset(
-    "be am is are was were been being have has had having do does did will would shall should can could may might "
+    "be am is are was were been being have has had having do does did will would shall should can could may might "  # noqa: SIM905
     "must 's 're 've 'd 'll 'm".split()
 )
 _NOT_VERBS = frozenset(
-    "during morning evening nothing something anything everything thing king ring spring string "
+    "during morning evening nothing something anything everything thing king ring spring string "  # noqa: SIM905
     "ceiling building wedding bed red need seed feed speed hundred".split()
 )
 _VERB_FORMS = frozenset(
@@ -183,7 +183,7 @@ _VERB_FORMS = frozenset(
     sung sleep sleeps slept fly flies flew flown forget forgets forgot forgotten want wants like likes use uses
     try tries help helps show shows ask asks call calls move moves live lives believe believes happen happens
     provide provides include includes continue continues change changes play plays open opens close closes
-    expect expects plan plans agree agrees report reports reach reaches""".split()
+    expect expects plan plans agree agrees report reports reach reaches""".split()  # noqa: SIM905
 )
 
 

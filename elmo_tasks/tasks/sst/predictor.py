@@ -59,11 +59,11 @@ class SstSentimentPredictor(SentencePredictor):
         return [new_instance]
 
     def _simplify(self, output: Dict[str, Any]) -> JsonDict:
-        names: List[str] = getattr(self._model, "class_names")  # sst5_model's
+        names: List[str] = getattr(self._model, "class_names")  # noqa: B009  # why: Model declares none; sst5_model's
         return sanitize(
             {
                 "tokens": output["words"],
                 "label": output["label"],
-                "label_probs": {name: float(p) for name, p in zip(names, output["label_probs"])},
+                "label_probs": {name: float(p) for name, p in zip(names, output["label_probs"], strict=True)},
             }
         )

@@ -50,7 +50,7 @@ def test_predict_raw_text_gives_clusters_as_spans_and_strings(trained):
     (prediction,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert prediction["document"][:5] == ["Anna", "bought", "a", "bike", "."]
     assert [len(s) for s in prediction["sentences"]] == [5, 6, 5]
-    for cluster, strings in zip(prediction["clusters"], prediction["cluster_strings"]):
+    for cluster, strings in zip(prediction["clusters"], prediction["cluster_strings"], strict=True):
         assert [" ".join(prediction["document"][s : e + 1]) for s, e in cluster] == strings
 
 
@@ -62,7 +62,7 @@ def test_coref_conll_copies_the_input_and_prints_the_scores_of_its_output(traine
     key_lines = Path(TEST).read_text().splitlines()
     out_lines = output.read_text().splitlines()
     assert len(out_lines) == len(key_lines)
-    for key_line, out_line in zip(key_lines, out_lines):
+    for key_line, out_line in zip(key_lines, out_lines, strict=True):
         if key_line.startswith("#") or not key_line.strip():
             assert out_line == key_line
         else:

@@ -24,7 +24,7 @@ def _both(dropout: float = 0.0):
 def test_same_parameters_in_the_same_order_under_the_same_names():
     theirs, ours = _both()
     assert list(ours.state_dict()) == list(theirs.state_dict())
-    for (name, want), (_, got) in zip(theirs.named_parameters(), ours.named_parameters()):
+    for (name, want), (_, got) in zip(theirs.named_parameters(), ours.named_parameters(), strict=True):
         assert torch.equal(got, want), name
     assert ours.load_state_dict(theirs.state_dict()) is not None
     assert (ours.get_input_dim(), ours.get_output_dim()) == (7, 4)

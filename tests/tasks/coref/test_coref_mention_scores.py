@@ -63,7 +63,7 @@ def test_head_attention_sums_equal_the_self_attentive_extractor(dtype, tolerance
     inputs = [words, projection, extractor._global_attention._module.weight]
     expected_grads = torch.autograd.grad((expected_projected * weights).sum(), inputs)
     found_grads = torch.autograd.grad((projected * weights).sum(), inputs)
-    for name, want, got in zip(("words", "projection", "attention weight"), expected_grads, found_grads):
+    for name, want, got in zip(("words", "projection", "attention weight"), expected_grads, found_grads, strict=True):
         assert _relative_error(got, want) < tolerance, name
 
 
@@ -106,7 +106,7 @@ def test_mention_scores_by_parts_equal_the_ffnn_on_the_extractors_span_represent
     names = ["contextual", "embedded"] + [
         n for m in (endpoint, attentive, feedforward, scorer) for n, _ in m.named_parameters()
     ]
-    for name, want, got in zip(names, expected_grads, found_grads):
+    for name, want, got in zip(names, expected_grads, found_grads, strict=True):
         if name == "_global_attention._module.bias":  # its true gradient is 0 (test_coref_model.ZERO_GRADIENT)
             assert got.abs().max() < 1e-4
             continue
@@ -161,7 +161,7 @@ def _previous_loss(model: CorefElmo, tensors: Dict) -> Tuple[torch.Tensor, torch
 def _gradients(model: CorefElmo, loss: torch.Tensor) -> List[Tuple[str, torch.Tensor]]:
     named = [(name, p) for name, p in model.named_parameters() if p.requires_grad and name not in ZERO_GRADIENT]
     grads = torch.autograd.grad(loss, [p for _, p in named], allow_unused=True)
-    return [(name, grad) for (name, _), grad in zip(named, grads) if grad is not None]
+    return [(name, grad) for (name, _), grad in zip(named, grads, strict=True) if grad is not None]
 
 
 @pytest.mark.parametrize("elmo", [False, True])

@@ -129,7 +129,9 @@ def test_outputs_pruning_antecedents_and_readable_clusters():
         starts = output["top_spans"][b, :k].tolist()
         assert starts == sorted(starts)
     readable = model.make_output_human_readable(output)
-    for tokens, clusters, strings in zip(readable["document"], readable["clusters"], readable["cluster_strings"]):
+    for tokens, clusters, strings in zip(
+        readable["document"], readable["clusters"], readable["cluster_strings"], strict=True
+    ):
         assert [[" ".join(tokens[s : e + 1]) for s, e in c] for c in clusters] == strings
     metrics = model.get_metrics(reset=True)
     assert metrics["kept_spans_per_doc"] == pytest.approx(sum(kept) / 2)

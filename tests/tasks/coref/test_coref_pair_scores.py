@@ -49,7 +49,9 @@ def test_scores_by_parts_equal_the_ffnn_on_the_concatenated_pair(chunk_size):
     parameters = [top_embeddings, features, *feedforward.parameters(), *scorer.parameters()]
     expected_grads = torch.autograd.grad((expected * weights).sum(), parameters)
     found_grads = torch.autograd.grad((found * weights).sum(), parameters)
-    for name, want, got in zip(["top_embeddings", "features"] + ["parameter"] * 6, expected_grads, found_grads):
+    for name, want, got in zip(
+        ["top_embeddings", "features"] + ["parameter"] * 6, expected_grads, found_grads, strict=True
+    ):
         torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-12, msg=name)
 
     with torch.no_grad():  # evaluation: the plain products, no autograd function
@@ -68,7 +70,9 @@ def test_training_draws_the_dropout_of_the_ffnn_on_the_concatenated_pair():
     found = score_pairs(feedforward, scorer, top_embeddings, antecedents, features, 64)
     torch.testing.assert_close(found, expected, rtol=1e-12, atol=1e-12)
     parameters = [top_embeddings, *feedforward.parameters()]
-    for want, got in zip(torch.autograd.grad(expected.sum(), parameters), torch.autograd.grad(found.sum(), parameters)):
+    for want, got in zip(
+        torch.autograd.grad(expected.sum(), parameters), torch.autograd.grad(found.sum(), parameters), strict=True
+    ):
         torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-12)
 
 

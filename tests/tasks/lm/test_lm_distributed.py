@@ -144,7 +144,8 @@ def test_ddp_gradient_is_the_single_process_gradient(tmp_path):
 
     # two shards with the same number of tokens, so the mean of the workers' mean losses is the
     # mean loss over all sentences, and the averaged gradient is the full batch's gradient
-    lines = [line.strip() for line in open(TRAIN, encoding="utf-8") if line.strip()]
+    with open(TRAIN, encoding="utf-8") as handle:
+        lines = [line.strip() for line in handle if line.strip()]
     by_length: dict = {}
     pairs = []
     for line in lines:
@@ -267,7 +268,7 @@ def test_ner_with_fast_elmo_trains_on_two_workers(tmp_path):
     run_allennlp("train", "experiments/ner_elmo.jsonnet", *arguments)
     workers = [json.loads((run / f"worker{rank}.json").read_text(encoding="utf-8")) for rank in range(2)]
     assert [len(epochs) for epochs in workers] == [8, 8]  # both trained to the end
-    for first, second in zip(*workers):
+    for first, second in zip(*workers, strict=True):
         shared = _shared_metrics(first["metrics"])
         assert "validation_f1-measure-overall" in shared and "training_f1-measure-overall" in shared
         assert all(math.isfinite(v) for v in shared.values()), shared

@@ -87,7 +87,7 @@ def test_untrained_model_exact_perplexity_is_about_the_vocabulary_size(archived_
 def test_exported_files_round_trip_exactly(trained, archived_model):
     elmo = trained / "elmo"
     loaded = load_bilm(str(elmo / "options.json"), str(elmo / "weights.hdf5"))
-    for ours, theirs in zip(_activations(archived_model.bilm), _activations(loaded)):
+    for ours, theirs in zip(_activations(archived_model.bilm), _activations(loaded), strict=True):
         assert float((ours - theirs).abs().max()) < 1e-6
     assert (elmo / "softmax.npz").exists() and (elmo / "vocabulary" / "lm_targets.txt").exists()
 
@@ -101,7 +101,7 @@ def test_export_command_float16_and_evaluate(trained, archived_model, tmp_path, 
     with h5py.File(out / "weights.hdf5", "r") as handle:
         assert handle["char_embed"].dtype == "float16"
     loaded = load_bilm(str(out / "options.json"), str(out / "weights.hdf5"))
-    for ours, theirs in zip(_activations(archived_model.bilm), _activations(loaded)):
+    for ours, theirs in zip(_activations(archived_model.bilm), _activations(loaded), strict=True):
         assert float((ours - theirs).abs().max()) < 2e-2
 
     metrics_file = tmp_path / "eval.json"
@@ -136,10 +136,10 @@ def test_export_command_takes_a_checkpoint_of_a_serialization_dir(trained, archi
     expected = copy.deepcopy(archived_model)
     expected.load_state_dict(torch.load(checkpoint, map_location="cpu"))
     loaded = load_bilm(str(out / "options.json"), str(out / "weights.hdf5"))
-    for ours, theirs in zip(_activations(expected.bilm), _activations(loaded)):
+    for ours, theirs in zip(_activations(expected.bilm), _activations(loaded), strict=True):
         assert float((ours - theirs).abs().max()) < 1e-6
     final = _activations(archived_model.bilm)  # the best epoch's weights: not this checkpoint's
-    assert any(float((a - b).abs().max()) > 1e-4 for a, b in zip(_activations(loaded), final))
+    assert any(float((a - b).abs().max()) > 1e-4 for a, b in zip(_activations(loaded), final, strict=True))
 
 
 def test_finetune_from_exported_hdf5_and_softmax(trained, tmp_path):
@@ -154,7 +154,9 @@ def test_finetune_from_exported_hdf5_and_softmax(trained, tmp_path):
         vocab, options_file=str(elmo / "options.json"), pretrained_file=str(elmo / "weights.hdf5")
     )
     for ours, theirs in zip(
-        _activations(model.bilm), _activations(load_bilm(str(elmo / "options.json"), str(elmo / "weights.hdf5")))
+        _activations(model.bilm),
+        _activations(load_bilm(str(elmo / "options.json"), str(elmo / "weights.hdf5"))),
+        strict=True,
     ):
         assert torch.equal(ours, theirs)
 

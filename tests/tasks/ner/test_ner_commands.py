@@ -34,7 +34,7 @@ def test_evaluate_reports_span_f1(archive, tmp_path):
     predicted = [set(iob1_tags_to_spans(json.loads(line)["iob1_tags"])) for line in lines]
     gold = [set(iob1_tags_to_spans(tags)) for tags in _gold_iob1(TEST)]
     assert len(predicted) == len(gold) == 10
-    correct = sum(len(p & g) for p, g in zip(predicted, gold))
+    correct = sum(len(p & g) for p, g in zip(predicted, gold, strict=True))
     n_predicted, n_gold = sum(map(len, predicted)), sum(map(len, gold))
     f1 = 2 * correct / (n_predicted + n_gold) if n_predicted + n_gold else 0.0
     assert metrics["f1-measure-overall"] == pytest.approx(f1, abs=1e-6)

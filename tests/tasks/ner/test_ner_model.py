@@ -111,7 +111,7 @@ def test_elmo_mixing_weights_get_the_lambda_penalty():
     mixing = [p for n, p in model.named_parameters() if "scalar_mix" in n and "scalar_parameters" in n]
     assert len(mixing) == 3  # the test biLM: token layer + 2 LSTM layers
     with torch.no_grad():
-        for weight, value in zip(mixing, [1.0, 2.0, 0.0]):
+        for weight, value in zip(mixing, [1.0, 2.0, 0.0], strict=True):
             weight.fill_(value)
     assert model.get_regularization_penalty().item() == pytest.approx(0.1 * (1.0 + 4.0))
 
@@ -168,7 +168,7 @@ def test_training_skips_decoding_with_the_same_loss_and_gradients():
     assert len(decoded["tags"]) == 8 and "f1-measure-overall" in decoded_metrics
     assert skipped["loss"].item() == decoded["loss"].item()
     assert len(skipped_grads) == len(decoded_grads) > 0
-    for left, right in zip(skipped_grads, decoded_grads):
+    for left, right in zip(skipped_grads, decoded_grads, strict=True):
         assert torch.equal(left, right)
 
 

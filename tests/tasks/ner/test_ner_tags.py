@@ -54,8 +54,8 @@ def _metric_on(gold: List[List[str]], predicted: List[List[str]]) -> dict:
     gold_ids = torch.zeros(len(gold), width, dtype=torch.long)
     scores = torch.zeros(len(gold), width, num_tags)
     mask = torch.zeros(len(gold), width, dtype=torch.bool)
-    for row, (gold_tags, predicted_tags) in enumerate(zip(gold, predicted)):
-        for col, (g, p) in enumerate(zip(to_bioul(gold_tags), to_bioul(predicted_tags))):
+    for row, (gold_tags, predicted_tags) in enumerate(zip(gold, predicted, strict=True)):
+        for col, (g, p) in enumerate(zip(to_bioul(gold_tags), to_bioul(predicted_tags), strict=True)):
             gold_ids[row, col] = vocab.get_token_index(g, "labels")
             scores[row, col, vocab.get_token_index(p, "labels")] = 1.0
             mask[row, col] = True

@@ -56,7 +56,7 @@ def test_evaluate_on_gzipped_test_agrees_with_predict(trained):
         gold = [label for label in (json.loads(line)["gold_label"] for line in handle) if label != "-"]
     # The archived config keeps the training run's max_instances, so both read the first 96 pairs.
     assert len(predicted) == 96 and len(gold) == 99
-    assert metrics["accuracy"] == pytest.approx(sum(p == g for p, g in zip(predicted, gold)) / 96)
+    assert metrics["accuracy"] == pytest.approx(sum(p == g for p, g in zip(predicted, gold, strict=False)) / 96)
 
 
 def test_predict_gives_label_and_probabilities(trained):

@@ -76,11 +76,11 @@ def test_forward_shapes_and_readable_output(elmo):
     readable = model.make_output_human_readable(output)
     names = vocab.get_index_to_token_vocabulary("labels")
     assert set(names.values()) == {"entailment", "neutral", "contradiction"}
-    for row, label in zip(output["label_probs"], readable["label"]):
+    for row, label in zip(output["label_probs"], readable["label"], strict=True):
         assert label == names[int(row.argmax())]
     # The metric counts exactly the pairs whose most probable label is the gold one.
     gold = [label for _, _, label in PAIRS]
-    expected = sum(label == truth for label, truth in zip(readable["label"], gold)) / len(gold)
+    expected = sum(label == truth for label, truth in zip(readable["label"], gold, strict=True)) / len(gold)
     assert model.get_metrics(reset=True)["accuracy"] == pytest.approx(expected)
 
 

@@ -49,7 +49,7 @@ def test_fixture_spans_cut_the_gold_answer_out_of_the_passage():
     instances = list(SquadV1Reader().read(str(TRAIN)))
     questions = [qa for a in json.loads(TRAIN.read_text())["data"] for p in a["paragraphs"] for qa in p["qas"]]
     assert len(instances) == len(questions) == 62
-    for instance, qa in zip(instances, questions):
+    for instance, qa in zip(instances, questions, strict=True):
         meta = instance["metadata"].metadata
         assert meta["question_id"] == qa["id"]
         assert meta["answer_texts"] == [a["text"] for a in qa["answers"]]

@@ -108,7 +108,7 @@ def test_a_3000_token_sentence_with_375_predicates_predicts_in_bounded_memory(ar
     instances built all at once 3.4 GB, and more with all predicates in one pass. The issue's
     ceiling is 4 GB; the test holds it to 2 GB. (The full-size model with the shipped biLM:
     README, "Input limits".)"""
-    base = "the old cat chased a small mouse and".split()
+    base = ["the", "old", "cat", "chased", "a", "small", "mouse", "and"]
     words = [base[i % len(base)] for i in range(2999)] + ["."]
     verbs = [i for i, word in enumerate(words) if word == "chased"]
     assert len(verbs) == 375

@@ -187,4 +187,4 @@ def test_description_and_verb_guesses():
         == "[A0: The cat] [V: chased] [A1: it] ."
     )
     assert describe(["a", "b"], ["I-A0", "B-A0"]) == "[A0: a] [A0: b]"
-    assert guess_verbs("The running water was boiling and she said nothing".split()) == [4, 7]
+    assert guess_verbs(["The", "running", "water", "was", "boiling", "and", "she", "said", "nothing"]) == [4, 7]

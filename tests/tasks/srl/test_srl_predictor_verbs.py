@@ -68,7 +68,7 @@ def test_the_tagger_finds_the_verbs_of_plain_sentences(finder, sentence, verbs):
 
 def test_auxiliary_rules_on_given_tags():
     def verbs(tagged: str) -> List[str]:
-        words, tags = zip(*(pair.rsplit("/", 1) for pair in tagged.split()))
+        words, tags = zip(*(pair.rsplit("/", 1) for pair in tagged.split()), strict=True)
         return [words[i] for i in verbs_from_tags(words, tags)]
 
     assert verbs("Did/VBD you/PRP see/VB it/PRP ?/.") == ["see"]

@@ -54,7 +54,7 @@ def test_evaluate_counts_test_roots(trained: Path, monkeypatch: pytest.MonkeyPat
     lines = (FIXTURES_ROOT / "sst" / "test.txt").read_text(encoding="utf-8").splitlines()
     gold = [FINE_GRAINED_NAMES[parse_tree(line)[0].label] for line in lines if line.strip()]
     assert len(predicted) == len(gold) == 20
-    assert metrics["accuracy"] == pytest.approx(sum(p == g for p, g in zip(predicted, gold)) / len(gold))
+    assert metrics["accuracy"] == pytest.approx(sum(p == g for p, g in zip(predicted, gold, strict=True)) / len(gold))
     # `evaluate` reads with the archive's validation reader: sentences (20 roots), not phrases.
     monkeypatch.chdir(ROOT)  # the archived config names the biLM files relative to the repo root
     archive = load_archive(str(trained / "run" / "model.tar.gz"))

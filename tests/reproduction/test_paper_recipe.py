@@ -1,5 +1,5 @@
-"""The experiment files resolve to the paper's recipe (elmo_tasks/reproduction/paper_recipe.toml) in
-``full`` mode, and docs/PAPER.md's audit table names every setting the recipe table checks."""
+"""The experiment files resolve to the paper's recipe (elmo_tasks/reproduction/paper_recipe/<task>.toml)
+in ``full`` mode, and docs/PAPER.md's audit table names every setting the recipe table checks."""
 
 import tomllib
 from typing import Any, Dict, List
@@ -10,14 +10,25 @@ from elmo_tasks.reproduction.configs import resolved_config
 from elmo_tasks.reproduction.tasks import TASKS
 from tests.conftest import ROOT
 
-RECIPE = ROOT / "elmo_tasks" / "reproduction" / "paper_recipe.toml"
+RECIPES = ROOT / "elmo_tasks" / "reproduction" / "paper_recipe"
 PAPER_MD = ROOT / "docs" / "PAPER.md"
-TABLE_HEADINGS = {"ner": "### NER"}
+TABLE_HEADINGS = {
+    "squad": "### SQuAD",
+    "snli": "### SNLI",
+    "srl": "### SRL",
+    "coref": "### Coreference",
+    "ner": "### NER",
+    "sst5": "### SST-5",
+}
 
 
 def _rows() -> Dict[str, List[Dict[str, Any]]]:
-    with RECIPE.open("rb") as handle:
-        return tomllib.load(handle)
+    """task -> its recipe rows, one file per task."""
+    rows = {}
+    for path in sorted(RECIPES.glob("*.toml")):
+        with path.open("rb") as handle:
+            rows[path.stem] = tomllib.load(handle)["setting"]
+    return rows
 
 
 def _value(config: Dict[str, Any], dotted: str) -> Any:

@@ -71,6 +71,5 @@ local lm = common.shared_data + '/lm/';
     patience: if common.full_data then null else 5,
     checkpointer: { keep_most_recent_by_count: 2 },
     callbacks: [{ type: 'export_bilm' }],
-    cuda_device: -1,
   },
 } + common.random_seeds

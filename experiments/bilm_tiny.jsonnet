@@ -31,6 +31,5 @@ local common = import 'common.libsonnet';
     grad_norm: 10.0,
     validation_metric: '-ppl_exact',
     callbacks: [{ type: 'export_bilm' }],
-    cuda_device: -1,
   },
 } + common.random_seeds

@@ -1,14 +1,18 @@
 // CoNLL-2012 coreference with the end-to-end span-ranking model of Lee et al. (2017).
 // coref_baseline.jsonnet and coref_elmo.jsonnet differ only in `elmo`.
 //
-// Paper recipe (Peters et al. 2018, section 5 and table 1; Lee et al. 2017): word vectors +
-// char CNN (8-d characters, 50 filters of widths 3, 4, 5) + one BiLSTM layer of 200 per
-// direction over each sentence, span width embedding, head attention, 150-unit 2-layer mention
-// and antecedent scorers, 20-d features, max span width 10, lambda = 0.4 spans per word,
-// K = 250 antecedents, lexical dropout 0.5, Adam 1e-3 decayed by 0.999 every 100 steps,
-// gradient clipping 5, one document per batch, documents cut to 50 sentences in training.
-// ELMo at the input only.  Metric: the average of MUC, B-cubed and CEAF-phi4 F1
-// with the CoNLL-2012 scorer's semantics (coref_f1).
+// The paper's recipe (appendix A.6: Lee et al. 2017's hyperparameters exactly, e2e-coref's
+// experiments.conf; docs/PAPER.md, "Coreference", and elmo_tasks/reproduction/paper_recipe/coref.toml,
+// which tests/reproduction/test_paper_recipe.py checks against the `full` configs): word vectors +
+// char CNN (8-d characters, 50 filters of widths 3, 4, 5) + one BiLSTM layer of 200 per direction
+// over each sentence, span width embedding, head attention, 150-unit 2-layer mention and antecedent
+// scorers, 20-d features, max span width 10, lambda = 0.4 spans per word, K = 250 antecedents;
+// dropout 0.5 on the word representations (ELMo's included: the paper's 50% on ELMo), 0.2 on the
+// BiLSTM (its recurrent state and its outputs), on the feature embeddings and in the scorers; Adam
+// 1e-3 decayed by 0.999 every 100 updates (`staircase_exponential`), gradient norm clipped at 5,
+// one document per batch, documents cut to 50 sentences in training; at most 150 epochs, patience
+// 10 (allennlp-models' coref config: Lee et al. give none). ELMo at the input only.  Metric: the
+// average of MUC, B-cubed and CEAF-phi4 F1 with the CoNLL-2012 scorer's semantics (coref_f1).
 //
 // Data: ELMO_TASKS_DATA=full trains on CoNLL-2012's train.english.v4_gold_conll, selects on
 //   dev.english.v4_gold_conll and reports on test.english.v4_gold_conll under
@@ -23,17 +27,15 @@
 // - Word vectors only through ELMO_TASKS_WORD_VECTORS (one file: Lee et al.'s Turian vectors are not
 //   added to GloVe; docs/WORD_VECTORS.md); without it, 300-d vectors trained from scratch on far
 //   less text, which hurts the baseline most.
-// - K = 50 antecedents instead of 250 and 30 epochs with patience 5 (2 CPU cores); K = 50
-//   covers most gold antecedents since kept spans are ordered and nearby (override with
-//   -o '{"model.max_antecedents": 250}').
 // - Long training documents are cut into consecutive pieces of <= 50 sentences (every sentence
 //   used once per epoch) instead of a random 50-sentence crop per epoch.
 // - No non-crossing constraint in pruning; head attention from the word representations
-//   (AllenNLP's SelfAttentiveSpanExtractor).
-// - Learning-rate decay 0.999 every 100 steps becomes 0.997 per epoch (AllenNLP's exponential
-//   schedule steps once per epoch; an epoch here is about 310 documents or pieces).
-// - No dropout inside ELMo (the paper: 0.5): the lexical dropout already drops out ELMo's
-//   features with the word vectors, and dropped out twice ELMo fell behind on NER and SNLI.
+//   (AllenNLP's SelfAttentiveSpanExtractor); AllenNLP's LSTM cell (Lee et al.'s couples the input
+//   and forget gates and learns its initial state).
+// The mini budget (scripts/reproduce.py) cuts the sizes, K (50), the epochs and patience, and keeps
+// its committed records' BiLSTM (no dropout) and schedule (x 0.997 per epoch) by overrides
+// (elmo_tasks/reproduction/tasks.py); it trains in `substitutes` mode, so without the `paper_only`
+// keys below (the dropout on the BiLSTM's outputs and on the feature embeddings).
 local common = import 'common.libsonnet';
 
 local data = if common.substitute_data then {
@@ -51,6 +53,11 @@ local data = if common.substitute_data then {
 };
 
 local max_span_width = 10;
+
+// Keys of the paper's recipe that the mini budget's committed runs never had: an override can change
+// a key's value but cannot remove a key, so they are set in `full` mode only and `substitutes` (the
+// mini budget's mode) resolves to its records' configs; `-o` adds them to a `substitutes` run.
+local paper_only(fields) = if common.data_mode == 'full' then fields else {};
 
 local reader(elmo, max_sentences) = {
   type: 'coref_reader',
@@ -82,10 +89,19 @@ local reader(elmo, max_sentences) = {
         } + common.elmo_embedders(elmo, 1, dropout=0.0),  // see common.elmo_embedder
       },
       // No input sizes: the model derives them from the embedder (ELMo's width comes from the biLM).
-      context_layer: {
+      // Lee et al.'s LSTM drops out its recurrent state with one mask per sentence (AllenNLP's
+      // stacked_bidirectional_lstm, without its highway connections); its outputs are dropped out by
+      // the model's context_dropout
+      context_layer: if common.full_data then {
+        type: 'stacked_bidirectional_lstm',
+        hidden_size: 200,
+        num_layers: 1,
+        recurrent_dropout_probability: 0.2,
+        use_highway: false,
+      } else {
         type: 'lstm',
         bidirectional: true,
-        hidden_size: if common.full_data then 200 else 16,
+        hidden_size: 16,
         num_layers: 1,
       },
       mention_feedforward: {
@@ -103,23 +119,32 @@ local reader(elmo, max_sentences) = {
       feature_size: 20,
       max_span_width: max_span_width,
       spans_per_word: 0.4,
-      max_antecedents: 50,
+      max_antecedents: if common.full_data then 250 else 50,
       lexical_dropout: 0.5,
       initializer: {
         regexes: [
           ['.*_feedforward.*weight', { type: 'xavier_normal' }],
           ['.*scorer.*weight', { type: 'xavier_normal' }],
+        ] + (if common.full_data then [
+          // Lee et al.'s code: the LSTM's input projection Glorot-uniform; its state projection is
+          // block-orthogonal, as AllenNLP's cell makes it itself (with forget-gate biases 1)
+          ['.*context_layer.*input_linearity.*weight', { type: 'xavier_uniform' }],
+        ] else [
           ['.*weight_ih.*', { type: 'xavier_normal' }],
           ['.*weight_hh.*', { type: 'orthogonal' }],
-        ],
+        ]),
       },
-    },
+    } + paper_only({ context_dropout: 0.2, feature_dropout: 0.2 }),
     trainer: common.trainer(
       optimizer={ type: 'adam', lr: 0.001 },
-      num_epochs=if common.full_data then 30 else 10,
-      patience=if common.full_data then 5 else 10,
+      num_epochs=if common.full_data then 150 else 10,
+      patience=10,
       validation_metric='+coref_f1',
       grad_norm=5.0,
-    ) + { learning_rate_scheduler: { type: 'exponential', gamma: 0.997 } },
+    ) + {
+      learning_rate_scheduler: if common.full_data
+      then { type: 'staircase_exponential', decay_rate: 0.999, decay_steps: 100 }
+      else { type: 'exponential', gamma: 0.997 },
+    },
   },
 }

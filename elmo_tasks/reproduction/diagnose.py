@@ -3,9 +3,10 @@ compare where ELMo enters without a whole run.
 
 Prints the mean training loss and accuracy every 10 steps (Adam 3e-3, the experiment's model, fixture
 data). Variants: ``baseline`` (no ELMo), ``input`` (ELMo at the input only, the config's default),
-``input_output`` (also at the output of the inference composition, the paper's SNLI variant) and
-``input_output_layer_norm`` (the same with layer norm). This is how ELMo at the output was found to keep
-ESIM at chance with the shipped biLM (docs/RESULTS_history.md).
+``input_output`` (also at the input encoder's output, the paper's SNLI placement) and
+``input_output_layer_norm`` (the same with layer norm). This is how ELMo at the output, then joined to the
+inference composition's output, was found to keep ESIM at chance with the shipped biLM
+(docs/RESULTS_history.md).
 
     OMP_NUM_THREADS=1 .venv/bin/python scripts/reproduce.py diagnose input_output
 """

@@ -118,7 +118,7 @@ class Plan:
         if vectors is not None:  # the budget's own vectors, built before the first run that reads them
             env[VECTORS_VARIABLE] = vectors["file"]
         env.update(variant.env)
-        if variant.analysis is not None and variant.analysis.bilm_finetuning:  # the biLM this invocation makes
+        if self.reads_finetuned_bilm(task, variant):  # the biLM this invocation makes
             export = from_root(self.finetuned_bilm_dir(task) / "run" / "elmo")
             env.update(ELMO_OPTIONS=str(export / "options.json"), ELMO_WEIGHTS=str(export / "weights.hdf5"))
         folds = TASKS[task].split
@@ -139,7 +139,7 @@ class Plan:
             settings["word_vectors"] = vectors
         if variant.config == TASKS[task].configs["elmo"]:  # baselines read no biLM
             settings["bilm_weights_sha256"] = configs.bilm_weights_sha256()
-        if variant.analysis is not None and variant.analysis.bilm_finetuning:  # made from that biLM by this recipe
+        if self.reads_finetuned_bilm(task, variant):  # made from that biLM by this recipe
             settings["bilm_finetuning"] = self.finetuning_recipe(task)
         if variant.train_share is not None:  # a deterministic share of the training file (the task reader's suffix)
             train = configs.data_paths(task, configs.run_env(settings["data"], 0, settings["env"]))["train"]
@@ -161,6 +161,13 @@ class Plan:
         if self.args.word_vector_algorithm:
             recipe = replace(recipe, options=replace(recipe.options, algorithm=self.args.word_vector_algorithm))
         return vectors_settings(recipe, task, self.data(task), {**budget.overrides, **self.args.overrides})
+
+    def reads_finetuned_bilm(self, task: str, variant: Variant) -> bool:
+        """Whether the variant's ELMo reads the task's fine-tuned biLM: an analysis that asks for it, or a
+        variant the budget fine-tunes for (the paper budget's SNLI ELMo, as the paper's best model)."""
+        if variant.analysis is not None and variant.analysis.bilm_finetuning:
+            return True
+        return variant.name in TASKS[task].budgets[self.budget].finetuned_bilm_variants
 
     def finetuned_bilm_dir(self, task: str) -> Path:
         return self.runs_dir / task / "bilm_finetuned"

@@ -21,8 +21,16 @@ _MISSING = object()
 
 
 def same_settings(previous: Dict[str, Any], settings: Dict[str, Any]) -> bool:
-    """Whether a record (or saved settings) was made with every one of ``settings``."""
-    return all(previous.get(key, _MISSING) == value for key, value in settings.items())
+    """Whether a record (or saved settings) was made with every one of ``settings``. The overrides count
+    through the config they resolve to (``config_sha256``), not as written: a setting moved between an
+    experiment file and a budget's overrides (the paper's recipe in the file, the mini budget's earlier
+    value as an override) leaves the same run."""
+    by_config = "config_sha256" in settings and "config_sha256" in previous
+    return all(
+        previous.get(key, _MISSING) == value
+        for key, value in settings.items()
+        if not (by_config and key == "overrides")
+    )
 
 
 # The fields the harness and the report read from every record of RECORD_VERSION, with their JSON types.

@@ -1,7 +1,8 @@
 """The results report, generated from run records alone (docs/RESULTS.md for the ``mini`` budget).
 
 It opens with a table shaped like the paper's Table 1 (paper baseline, ELMo and relative error
-reduction beside ours), then the paper's analyses on our tasks (Table 2: which biLM layers and
+reduction beside ours), in the mini budget's report the second table of the paper's recipe on the full
+data (``report_recipe``), then the paper's analyses on our tasks (Table 2: which biLM layers and
 how they are mixed; Table 3: where ELMo goes), the plots (learned layer weights, validation
 curves, sample efficiency) and a short section per task. Re-running it on the same records gives
 the same file. It says only what its own records say: the notes kept for a budget
@@ -14,6 +15,7 @@ from typing import List, Optional
 
 from elmo_tasks.reproduction.records import Record, write_whole
 from elmo_tasks.reproduction.report_meaning import what_the_numbers_mean
+from elmo_tasks.reproduction.report_recipe import RECIPE_BUDGET, recipe_section
 from elmo_tasks.reproduction.report_sections import plots, task_section
 from elmo_tasks.reproduction.report_tables import analysis_table, diagnosis_heading, diagnosis_notes, table_1
 from elmo_tasks.reproduction.tasks import PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
@@ -103,6 +105,7 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
         "",
         *what_the_numbers_mean(records, budget),
         "",
+        *(recipe_section(path.parent / "results" / "records" / RECIPE_BUDGET) + [""] if budget == "mini" else []),
         *_analyses(records, budget),
         "## Plots",
         "",

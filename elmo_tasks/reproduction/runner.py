@@ -10,6 +10,7 @@ from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.commands import ALLENNLP, ROOT, RunFailed, git_commit, run_allennlp, say, shown
 from elmo_tasks.reproduction.decide import Decision, Reuse, Step, decide, reused_label, trained_as
+from elmo_tasks.reproduction.devices import evaluation_flags
 from elmo_tasks.reproduction.finetune import prepare_finetuned_bilm
 from elmo_tasks.reproduction.locks import run_lock
 from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
@@ -151,6 +152,7 @@ def _evaluate(plan: Plan, task: str, run_dir: Path, env: Dict[str, str]) -> Tupl
     for test_name, path in configs.files_to_evaluate(task, env).items():
         output = str(run_dir / f"{test_name}_metrics.json")
         evaluate = [ALLENNLP, "evaluate", str(run_dir / "model.tar.gz"), path, "--output-file", output]
+        evaluate += evaluation_flags(run_dir)  # the GPU it trained on, if any
         seconds += run_allennlp(env, evaluate, run_dir / f"evaluate_{test_name}.log", plan.args.in_process)
         commands.append(shown(env, evaluate))
     return commands, seconds

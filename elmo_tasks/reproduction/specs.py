@@ -42,6 +42,9 @@ class Budget:
     sample_shares: Tuple[float, ...] = (0.01, 0.1)
     sample_overrides: Mapping[float, Overrides] = field(default_factory=dict)
     word_vectors: Optional[WordVectorRecipe] = None  # vectors the harness builds (else env may name a file)
+    # Variants (e.g. ``elmo``) whose ELMo reads the biLM first fine-tuned on the task's training text, as the
+    # paper's best model of the task did (appendix A.1: SNLI); the fine-tuning is a step of their runs.
+    finetuned_bilm_variants: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

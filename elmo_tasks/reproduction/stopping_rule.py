@@ -83,15 +83,18 @@ def raised_from(previous: Dict[str, Any], settings: Dict[str, Any]) -> Optional[
         return None
     if (PATIENCE in old_overrides) != (PATIENCE in new_overrides):  # one of them is the config file's
         return None
-    if _without_rule(old_overrides) != _without_rule(new_overrides):
-        return None
     unchanged = (key for key in settings if key not in ("overrides", "config_sha256"))
     if any(previous.get(key) != settings[key] for key in unchanged):
         return None
-    # the config files must still give the previous run's config under its own overrides: then the two
-    # configs differ by the overridden rule only
+    # today's overrides with the previous rule must give the previous run's config: then the two configs
+    # differ by the overridden rule only (the other overrides may be written otherwise, e.g. a setting
+    # moved between the experiment file and the budget, as long as they resolve the same)
+    with_old_rule = {
+        **_without_rule(new_overrides),
+        **{key: old_overrides[key] for key in (CAP, PATIENCE) if key in old_overrides},
+    }
     try:
-        config = configs.resolved_config(previous["config"], previous["data"], old_overrides, previous["env"])
+        config = configs.resolved_config(settings["config"], settings["data"], with_old_rule, settings["env"])
     except RunFailed:
         return None
     if configs.config_fingerprint(config) != previous.get("config_sha256"):

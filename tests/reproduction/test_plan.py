@@ -18,8 +18,9 @@ from elmo_tasks.reproduction.records import finished_run_record
 from elmo_tasks.reproduction.tasks import BUDGETS, TASKS
 from tests.conftest import ROOT, experiment_config
 
-# Optional constructor arguments an override may add (every other overridden key must already exist).
-ADDED_KEYS = {"fixed_layer_weights", "batches_per_epoch"}
+# Optional constructor arguments an override may add (every other overridden key must already exist);
+# ESIM's attention_dropout is in SNLI's `full` ELMo config only, and its input-and-output analysis sets it.
+ADDED_KEYS = {"fixed_layer_weights", "batches_per_epoch", "attention_dropout"}
 
 
 def test_the_config_fingerprint_ignores_the_seeds_only():
@@ -119,7 +120,8 @@ def test_the_paper_budgets_snli_shares_train_a_full_epochs_batches_per_epoch():
     variants = plan.variants("snli")
     tiny = plan.settings("snli", variants["elmo_sample0.001"], None)["overrides"]
     assert tiny["data_loader.batches_per_epoch"] == 17193  # 550,152 pairs in batches of 32
-    assert tiny["trainer.num_epochs"] == 75 and "trainer.patience" not in tiny  # the recipe's, counted in updates
+    # the recipe's epochs and patience (the experiment file's 75 and 5), counted in updates
+    assert "trainer.num_epochs" not in tiny and "trainer.patience" not in tiny
     assert "data_loader.batches_per_epoch" not in plan.settings("snli", variants["elmo"], None)["overrides"]
 
 
@@ -168,7 +170,12 @@ def test_a_run_directory_is_finished_once_evaluated_and_recorded_with_the_same_s
     assert finished_run_record(tmp_path, settings) is None  # no test metrics yet: not finished
     (tmp_path / "test_metrics.json").write_text("{}")
     assert finished_run_record(tmp_path, settings) == record
-    assert finished_run_record(tmp_path, {**settings, "overrides": {"trainer.num_epochs": 9}}) is None
+    nine_epochs = {**settings, "overrides": {"trainer.num_epochs": 9}, "config_sha256": "fedcba9876543210"}
+    assert finished_run_record(tmp_path, nine_epochs) is None
+    # Overrides written otherwise that resolve to the same config (a setting moved between the experiment
+    # file and the budget's overrides) are the same run.
+    moved = {**settings, "overrides": {"trainer.num_epochs": 8, "trainer.optimizer.lr": 0.001}}
+    assert finished_run_record(tmp_path, moved) == record
     assert finished_run_record(tmp_path, {**settings, "data": "fixtures"}) is None
     assert finished_run_record(tmp_path, {**settings, "bilm_weights_sha256": "555c6764f6f2cab4"}) is None
 

@@ -12,8 +12,10 @@ The files were written by the code of commit 7751b0f, before ELMo at the output 
 ``take_representations()``). Written again since, each for a change meant to change the numbers: SST-5's
 training-mode numbers when its integrator dropout moved onto the pooled vector, as in AllenNLP's BCN (its
 evaluation-mode numbers did not change), and SNLI's when its output feedforward became ReLU, as in the
-paper and allennlp-models (with ``tanh`` restored by an override, every old number came back). Rewrite
-them only for such a change, and say so in its commit:
+paper and allennlp-models (with ``tanh`` restored by an override, every old number came back), and
+SNLI's input-and-output case when ELMo's output mix moved to the paper's place, the input encoder's
+output (its other cases kept their numbers). Rewrite them only for such a change, and say so in its
+commit:
 
     OMP_NUM_THREADS=1 .venv/bin/python -m tests.tasks.pinned_outputs --write snli sst squad
 """
@@ -115,8 +117,8 @@ def differences(expected: Any, actual: Any, where: str = "") -> List[str]:
 
 
 #: The cases pinned per task: name -> (experiment, overrides, seed). The experiments' own fixture sizes
-#: are small enough; SNLI's ELMo config has ELMo at the input only, so its input-and-output variant (the
-#: paper's, ``elmo_input_output`` in elmo_tasks/reproduction/tasks.py) is pinned too.
+#: are small enough; SNLI's ELMo config has ELMo at the input only in fixture mode, so its input-and-output
+#: variant (the paper's, ``elmo_input_output`` in elmo_tasks/reproduction/tasks.py) is pinned too.
 CASES: Dict[str, Dict[str, Tuple[str, Dict[str, Any], int]]] = {
     "snli": {
         "baseline": ("snli_baseline.jsonnet", {}, 7),

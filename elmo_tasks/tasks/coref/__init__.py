@@ -1,6 +1,7 @@
 """Coreference (Lee et al. 2017): the CoNLL-2012 reader, the span-ranking model, the metric with
-the official scorer's semantics, the predictor."""
+the official scorer's semantics, the predictor, Lee et al.'s learning-rate schedule."""
 
+from elmo_tasks.tasks.coref.learning_rate import StaircaseExponentialLR  # noqa: F401
 from elmo_tasks.tasks.coref.metric import ConllCorefScores  # noqa: F401
 from elmo_tasks.tasks.coref.model import CorefElmo  # noqa: F401
 from elmo_tasks.tasks.coref.predictor import CorefPredictor  # noqa: F401

@@ -18,7 +18,7 @@ The numbers equal those of the FFNN on the extractors' g_i up to float rounding
 extractors for the kept spans only (``model.py``), a few percent of the candidates.
 """
 
-from typing import NamedTuple, cast
+from typing import NamedTuple, Optional, cast
 
 import torch
 from allennlp.modules.span_extractors import EndpointSpanExtractor, SelfAttentiveSpanExtractor
@@ -37,6 +37,8 @@ class MentionLayerParts(NamedTuple):
     widths: torch.Tensor  # (widths, hidden): W_width e_w
     head_values: torch.Tensor  # (batch, tokens, hidden): W_head w_t, what the head attention sums
     head_logits: torch.Tensor  # (batch, tokens, 1): the head attention's logit of each word
+    width_embeddings: torch.Tensor  # (widths, feature size): e_w, for width embeddings dropped out per span
+    width_weight: torch.Tensor  # (hidden, feature size): W_width
 
 
 def mention_layer_parts(
@@ -62,6 +64,8 @@ def mention_layer_parts(
         widths=torch.nn.functional.linear(width_embedding.weight, width_weight),
         head_values=torch.nn.functional.linear(embedded, head_weight),
         head_logits=head_attention(attentive_extractor)(embedded),
+        width_embeddings=width_embedding.weight,
+        width_weight=width_weight,
     )
 
 
@@ -82,13 +86,24 @@ def head_attention_sums(values: torch.Tensor, logits: torch.Tensor, spans: torch
     return sums.view(batch, num_spans, dim)
 
 
-def first_layer_of_spans(parts: MentionLayerParts, spans: torch.Tensor) -> torch.Tensor:
+def first_layer_of_spans(
+    parts: MentionLayerParts, spans: torch.Tensor, width_keep: Optional[torch.Tensor] = None
+) -> torch.Tensor:
     """The first layer's output on g_i of the given spans, (batch, spans, hidden); ``spans`` inclusive
-    and non-negative (a padding span's row means nothing: its mention score is masked afterwards)."""
+    and non-negative (a padding span's row means nothing: its mention score is masked afterwards).
+
+    ``width_keep`` (batch, spans, feature size): a dropout mask (zeros and 1 / (1 - p)) on each span's
+    width embedding, Lee et al.'s dropout of the feature embeddings; the width part then goes per span,
+    not per width."""
+    widths = spans[:, :, 1] - spans[:, :, 0]
+    if width_keep is None:
+        width_part = parts.widths[widths]
+    else:
+        width_part = torch.nn.functional.linear(parts.width_embeddings[widths] * width_keep, parts.width_weight)
     return (
         util.batched_index_select(parts.starts, cast(torch.LongTensor, spans[:, :, 0]))
         + util.batched_index_select(parts.ends, cast(torch.LongTensor, spans[:, :, 1]))
-        + parts.widths[spans[:, :, 1] - spans[:, :, 0]]
+        + width_part
         + head_attention_sums(parts.head_values, parts.head_logits, spans)
     )
 

@@ -17,6 +17,12 @@ are embedded ``sentences_per_embedding_batch`` at a time and, outside training, 
 spans are scored ``span_chunk_size`` at a time, so long documents need no more memory than
 one batch (``span_representations.py``).
 
+Dropout as Lee et al. (2017): ``lexical_dropout`` on the word representations, ``context_dropout``
+on the BiLSTM's outputs (its recurrent dropout is the context layer's own), ``feature_dropout`` on
+the width embedding of every span and on the distance, speaker and genre embeddings of every pair
+(each span's width embedding dropped out once, for its mention score and its pair scores alike), the
+feedforwards' own between their layers.
+
 Deviations from Lee et al. (2017): no non-crossing constraint when pruning, and the head
 attention is computed from the word representations themselves (AllenNLP's extractor)
 rather than from the BiLSTM states.
@@ -47,7 +53,7 @@ from elmo_tasks.tasks.coref.mention_scores import (
 )
 from elmo_tasks.tasks.coref.metric import ConllCorefScores
 from elmo_tasks.tasks.coref.names import NAMES, OLD_MODEL
-from elmo_tasks.tasks.coref.settings import check_settings, check_widths, pair_width, span_width
+from elmo_tasks.tasks.coref.settings import check_dropouts, check_settings, check_widths, pair_width, span_width
 from elmo_tasks.tasks.coref.span_representations import document_representations, spans_in_chunks
 from elmo_tasks.tasks.registration import register_task_model
 
@@ -68,6 +74,9 @@ class CorefElmo(Model):
     spans_per_word : lambda, kept spans per document token (0.4).
     max_antecedents : K, antecedents considered per kept span (250 in the paper).
     lexical_dropout : dropout on the word representations (0.5).
+    context_dropout : dropout on the BiLSTM's outputs (Lee et al.: 0.2; default 0, as before it existed).
+    feature_dropout : dropout on the width, distance, speaker and genre embeddings (Lee et al.: 0.2;
+        default 0, as before it existed).
     sentences_per_embedding_batch : sentences embedded together (see the module docstring).
     pair_chunk_size : spans whose antecedent pairs are scored together (memory, see
         ``antecedents.score_pairs``).
@@ -91,6 +100,8 @@ class CorefElmo(Model):
         spans_per_word: float = 0.4,
         max_antecedents: int = 250,
         lexical_dropout: float = 0.5,
+        context_dropout: float = 0.0,
+        feature_dropout: float = 0.0,
         sentences_per_embedding_batch: int = 64,
         pair_chunk_size: int = 64,
         genres: Sequence[str] = ONTONOTES_GENRES,
@@ -103,6 +114,7 @@ class CorefElmo(Model):
         check_settings(
             text_field_embedder, spans_per_word, max_antecedents, max_span_width, sentences_per_embedding_batch
         )
+        check_dropouts(lexical=lexical_dropout, context=context_dropout, feature=feature_dropout)
         check_widths(text_field_embedder, context_layer, mention_feedforward, antecedent_feedforward, feature_size)
         self.text_field_embedder = text_field_embedder
         self.context_layer = context_layer
@@ -113,6 +125,7 @@ class CorefElmo(Model):
         self.pair_chunk_size = max(1, pair_chunk_size)
         self.span_chunk_size = max(1, span_chunk_size)
         self.genres = list(genres)
+        self.feature_size = feature_size
 
         self.endpoint_span_extractor = EndpointSpanExtractor(
             context_layer.get_output_dim(),
@@ -129,6 +142,8 @@ class CorefElmo(Model):
         self.speaker_embedding = torch.nn.Embedding(2, feature_size)
         self.genre_embedding = torch.nn.Embedding(len(self.genres) + 1, feature_size)
         self.lexical_dropout = torch.nn.Dropout(lexical_dropout)
+        self.context_dropout = torch.nn.Dropout(context_dropout)
+        self.feature_dropout = torch.nn.Dropout(feature_dropout)
 
         self.conll_scores = ConllCorefScores()
         self.pruning_statistics = ranking.PruningStatistics()
@@ -147,6 +162,8 @@ class CorefElmo(Model):
         spans_per_word: float = 0.4,
         max_antecedents: int = 250,
         lexical_dropout: float = 0.5,
+        context_dropout: float = 0.0,
+        feature_dropout: float = 0.0,
         sentences_per_embedding_batch: int = 64,
         pair_chunk_size: int = 64,
         genres: Sequence[str] = ONTONOTES_GENRES,
@@ -169,6 +186,8 @@ class CorefElmo(Model):
             spans_per_word=spans_per_word,
             max_antecedents=max_antecedents,
             lexical_dropout=lexical_dropout,
+            context_dropout=context_dropout,
+            feature_dropout=feature_dropout,
             sentences_per_embedding_batch=sentences_per_embedding_batch,
             pair_chunk_size=pair_chunk_size,
             genres=genres,
@@ -183,9 +202,11 @@ class CorefElmo(Model):
         document_embedded: torch.Tensor,
         spans: torch.Tensor,
         span_mask: torch.Tensor,
+        width_keep: Optional[torch.Tensor] = None,
     ) -> torch.Tensor:
         """s_m(i) of every candidate span, (batch, spans), masked spans lowest: s_m(FFNN(g_i)) by the
-        parts of the first layer (``mention_scores.py``), without forming g_i."""
+        parts of the first layer (``mention_scores.py``), without forming g_i; ``width_keep``: the
+        spans' width-embedding dropout mask (training only)."""
         parts = mention_layer_parts(
             self.endpoint_span_extractor,
             self.attentive_span_extractor,
@@ -193,16 +214,22 @@ class CorefElmo(Model):
             document_contextual,
             document_embedded,
         )
-        hidden = self._mention_first_layer(parts, spans, span_mask)
+        hidden = self._mention_first_layer(parts, spans, span_mask, width_keep)
         scores = mention_scores_from_first_layer(self.mention_feedforward, self.mention_scorer, hidden)
         return scores.masked_fill(~span_mask, util.min_value_of_dtype(scores.dtype))
 
     def _mention_first_layer(
-        self, parts: MentionLayerParts, spans: torch.Tensor, span_mask: torch.Tensor
+        self,
+        parts: MentionLayerParts,
+        spans: torch.Tensor,
+        span_mask: torch.Tensor,
+        width_keep: Optional[torch.Tensor] = None,
     ) -> torch.Tensor:
         """The mention FFNN's first layer on every candidate span, (batch, spans, hidden): in one pass in
         training (the graph stays that of one pass), else ``span_chunk_size`` spans at a time with
         the same numbers."""
+        if width_keep is not None:
+            return first_layer_of_spans(parts, spans, width_keep)
         if self.training or spans.size(1) <= self.span_chunk_size:
             return first_layer_of_spans(parts, spans)
         return spans_in_chunks(
@@ -216,15 +243,17 @@ class CorefElmo(Model):
         spans: torch.Tensor,
         document_mask: torch.Tensor,
         span_mask: torch.Tensor,
+        width_keep: Optional[torch.Tensor] = None,
     ) -> torch.Tensor:
         """g_i of the given spans (the kept ones), in one pass: [BiLSTM end points + width embedding;
-        head attention], AllenNLP's extractors."""
+        head attention], AllenNLP's extractors; ``width_keep``: the spans' width-embedding dropout mask
+        (training only), the one their mention scores had."""
+        endpoints = self.endpoint_span_extractor(document_contextual, spans, document_mask, span_mask)
+        if width_keep is not None:  # the width embedding is the extractor's last part
+            width_dim = width_keep.size(-1)
+            endpoints = torch.cat([endpoints[..., :-width_dim], endpoints[..., -width_dim:] * width_keep], dim=-1)
         return torch.cat(
-            [
-                self.endpoint_span_extractor(document_contextual, spans, document_mask, span_mask),
-                self.attentive_span_extractor(document_embedded, spans, document_mask, span_mask),
-            ],
-            dim=-1,
+            [endpoints, self.attentive_span_extractor(document_embedded, spans, document_mask, span_mask)], dim=-1
         )
 
     def forward(
@@ -238,13 +267,19 @@ class CorefElmo(Model):
         document_embedded, document_contextual, document_mask = document_representations(
             self.text_field_embedder, self.context_layer, self.lexical_dropout, text, self.sentences_per_embedding_batch
         )
+        if self.training and self.context_dropout.p > 0:
+            document_contextual = self.context_dropout(document_contextual)
         num_tokens = document_mask.sum(dim=1)  # (batch,)
         span_mask = spans[:, :, 0] >= 0  # padding spans are (-1, -1)
         safe_spans = spans.clamp(min=0)
-        mention_scores = self._mention_scores(document_contextual, document_embedded, safe_spans, span_mask)
+        width_keep = self._width_keep(safe_spans)
+        mention_scores = self._mention_scores(document_contextual, document_embedded, safe_spans, span_mask, width_keep)
         kept = ranking.prune_spans(mention_scores, span_mask, num_tokens, self.spans_per_word)
         top_spans = util.batched_index_select(safe_spans, kept.indices)
-        top_embeddings = self._embed_spans(document_contextual, document_embedded, top_spans, document_mask, kept.mask)
+        top_width_keep = None if width_keep is None else util.batched_index_select(width_keep, kept.indices)
+        top_embeddings = self._embed_spans(
+            document_contextual, document_embedded, top_spans, document_mask, kept.mask, top_width_keep
+        )
         antecedents = ranking.antecedent_candidates(kept, self.max_antecedents)
         scores = self._antecedent_scores(
             top_embeddings, mention_scores, top_spans, kept, antecedents, speaker_ids, metadata
@@ -270,6 +305,14 @@ class CorefElmo(Model):
         output["name"] = [m.get("name", "") for m in metadata]
         return output
 
+    def _width_keep(self, spans: torch.Tensor) -> Optional[torch.Tensor]:
+        """In training with ``feature_dropout``, a dropout mask per span on its width embedding, (batch,
+        spans, feature size): zeros and 1 / (1 - p); otherwise None."""
+        if not (self.training and self.feature_dropout.p > 0):
+            return None
+        ones = spans.new_ones(*spans.shape[:2], self.feature_size, dtype=self.distance_embedding.weight.dtype)
+        return self.feature_dropout(ones)
+
     def _antecedent_scores(
         self,
         top_embeddings: torch.Tensor,
@@ -285,6 +328,8 @@ class CorefElmo(Model):
         top_mention_scores = util.batched_index_select(mention_scores.unsqueeze(-1), kept.indices).squeeze(-1)
         embeddings = (self.distance_embedding, self.speaker_embedding, self.genre_embedding)
         features = ranking.pair_features(embeddings, self.genres, top_spans, antecedents, speaker_ids, metadata)
+        if self.training and self.feature_dropout.p > 0:
+            features = self.feature_dropout(features)
         pair_scores = ranking.score_pairs(
             self.antecedent_feedforward,
             self.antecedent_scorer,

@@ -73,3 +73,13 @@ def check_settings(
             f"{MODEL} embeds a document's sentences in batches, which only gives the same vectors as "
             "one pass if the biLM is stateless: set stateful: false in the fast_elmo embedder"
         )
+
+
+def check_dropouts(**rates: float) -> None:
+    """Every dropout rate (``name``: the rate of ``name_dropout``) in [0, 1)."""
+    wrong = {name: rate for name, rate in rates.items() if not 0.0 <= rate < 1.0}
+    if wrong:
+        raise ConfigurationError(
+            f"{MODEL}: dropout rates must be in [0, 1), got "
+            + ", ".join(f"{name}_dropout {rate}" for name, rate in sorted(wrong.items()))
+        )

@@ -1,9 +1,10 @@
 """ESIM (Chen et al. 2017) for SNLI, with ELMo at its input and, optionally, at its output.
 
-Peters et al. (2018) add ELMo twice: at the input (as a token embedder inside the
-``text_field_embedder``) and at the output of the inference-composition BiLSTM. The second is
-another scalar mix of the SAME biLM pass: ``ElmoAtOutput.embed`` returns each sentence's embedding
-together with it, and it is concatenated to the composition output before pooling. With
+Peters et al. (2018, appendix A.3) add ELMo to "the input and output of the lowest layer LSTM": at the
+input (as a token embedder inside the ``text_field_embedder``) and at the output of the input-encoding
+BiLSTM, before the attention. The second is another scalar mix of the SAME biLM pass:
+``ElmoAtOutput.embed`` returns each sentence's embedding together with it, and it is concatenated to
+the encoded sentence, so the soft alignment, the enhancement and the projection read it. With
 ``elmo_at_output=False`` and no ELMo in the embedder this is the plain ESIM baseline.
 """
 
@@ -39,11 +40,15 @@ class EsimElmo(Model):
         labels follows it.
     matrix_attention : scores every premise word against every hypothesis word for the soft
         alignment; default dot product, as in ESIM.
-    elmo_at_output : concatenate ELMo's second mix to the composition output; needs a
-        ``fast_elmo`` embedder with ``num_output_representations >= 2``. True in a config;
-        ``from_partial_objects`` builds the ``ElmoAtOutput`` once and passes it on.
+    elmo_at_output : concatenate ELMo's second mix to the input encoder's output, before the
+        attention (the paper's place); needs a ``fast_elmo`` embedder with
+        ``num_output_representations >= 2``. True in a config; ``from_partial_objects`` builds the
+        ``ElmoAtOutput`` once and passes it on.
     dropout : on embeddings and composition inputs (variational, i.e. one mask per sequence)
         and on the pooled vector.
+    attention_dropout : dropout on what the attention gives the projection, the enhanced vectors
+        ``[a; a~; a - a~; a * a~]``: the paper's "50% dropout after the attention layer", which it
+        adds with ELMo (appendix A.3). 0 (the default) leaves them as ESIM has them.
 
     From a config (``from_partial_objects``), ``encoder``, ``projection_feedforward``,
     ``inference_encoder`` and ``output_feedforward`` are given without their input sizes: they
@@ -64,6 +69,7 @@ class EsimElmo(Model):
         output_feedforward: FeedForward,
         elmo_at_output: Union[bool, ElmoAtOutput, None] = False,
         dropout: float = 0.5,
+        attention_dropout: float = 0.0,
         label_namespace: str = "labels",
         matrix_attention: Optional[MatrixAttention] = None,
         initializer: InitializerApplicator = InitializerApplicator(),
@@ -82,6 +88,7 @@ class EsimElmo(Model):
         self.output_logit = torch.nn.Linear(output_feedforward.get_output_dim(), self.num_labels)
         self.sequence_dropout = InputVariationalDropout(dropout)
         self.dropout = torch.nn.Dropout(dropout)
+        self.attention_dropout = torch.nn.Dropout(attention_dropout)
         self._elmo_at_output = ElmoAtOutput.for_model(elmo_at_output, text_field_embedder, MODEL)
         accept_state_dicts_with_elmo_twice(self)
 
@@ -91,10 +98,11 @@ class EsimElmo(Model):
             "text field embedding dim",
             "encoder input dim",
         )
+        encoded = encoder.get_output_dim() + output_dim(self._elmo_at_output)
         check_dimensions_match(
-            4 * encoder.get_output_dim(),
+            4 * encoded,
             projection_feedforward.get_input_dim(),
-            "4 * encoder output dim",
+            "4 * (encoder output dim [+ ELMo dim])",
             "projection feedforward input dim",
         )
         check_dimensions_match(
@@ -103,11 +111,10 @@ class EsimElmo(Model):
             "projection feedforward output dim",
             "inference encoder input dim",
         )
-        composed = inference_encoder.get_output_dim() + output_dim(self._elmo_at_output)
         check_dimensions_match(
-            4 * composed,
+            4 * inference_encoder.get_output_dim(),
             output_feedforward.get_input_dim(),
-            "4 * (inference encoder output dim [+ ELMo dim])",
+            "4 * inference encoder output dim",
             "output feedforward input dim",
         )
         self.accuracy = CategoricalAccuracy()
@@ -125,6 +132,7 @@ class EsimElmo(Model):
         output_feedforward: Lazy[FeedForward],
         elmo_at_output: bool = False,
         dropout: float = 0.5,
+        attention_dropout: float = 0.0,
         label_namespace: str = "labels",
         matrix_attention: Optional[MatrixAttention] = None,
         initializer: InitializerApplicator = InitializerApplicator(),
@@ -132,22 +140,23 @@ class EsimElmo(Model):
     ) -> "EsimElmo":
         """Builds the encoders and feedforwards with input sizes derived from the embedder and the
         encoder: ``encoder`` reads the embedding, the projection reads ``[a; a~; a - a~; a * a~]``
-        (4x the encoder's output), the inference encoder reads the projection's output and the
-        output feedforward the four pooled vectors (4x the composition [+ ELMo] width)."""
+        (4x the encoder's output [+ ELMo's output mix]), the inference encoder reads the projection's
+        output and the output feedforward the four pooled vectors (4x the composition's width)."""
         output_elmo = ElmoAtOutput.for_model(elmo_at_output, text_field_embedder, MODEL)
         built_encoder = encoder.construct(input_size=text_field_embedder.get_output_dim())
-        projection = projection_feedforward.construct(input_dim=4 * built_encoder.get_output_dim())
+        encoded = built_encoder.get_output_dim() + output_dim(output_elmo)
+        projection = projection_feedforward.construct(input_dim=4 * encoded)
         built_inference = inference_encoder.construct(input_size=projection.get_output_dim())
-        composed = built_inference.get_output_dim() + output_dim(output_elmo)
         return cls(
             vocab=vocab,
             text_field_embedder=text_field_embedder,
             encoder=built_encoder,
             projection_feedforward=projection,
             inference_encoder=built_inference,
-            output_feedforward=output_feedforward.construct(input_dim=4 * composed),
+            output_feedforward=output_feedforward.construct(input_dim=4 * built_inference.get_output_dim()),
             elmo_at_output=output_elmo,
             dropout=dropout,
+            attention_dropout=attention_dropout,
             label_namespace=label_namespace,
             matrix_attention=matrix_attention,
             initializer=initializer,
@@ -167,9 +176,12 @@ class EsimElmo(Model):
         embedded_p, elmo_p = embed_text(self.text_field_embedder, self._elmo_at_output, premise)
         embedded_h, elmo_h = embed_text(self.text_field_embedder, self._elmo_at_output, hypothesis)
 
-        # Input encoding.
+        # Input encoding (+ ELMo at its output: the paper's "output of the lowest layer LSTM").
         encoded_p = self.encoder(self.sequence_dropout(embedded_p), premise_mask)
         encoded_h = self.encoder(self.sequence_dropout(embedded_h), hypothesis_mask)
+        if elmo_p is not None and elmo_h is not None:
+            encoded_p = torch.cat([encoded_p, elmo_p], dim=-1)
+            encoded_h = torch.cat([encoded_h, elmo_h], dim=-1)
 
         # Soft alignment: each word attends over the other sentence.
         similarity = self.matrix_attention(encoded_p, encoded_h)  # (batch, len_p, len_h)
@@ -181,15 +193,12 @@ class EsimElmo(Model):
         # Enhancement and projection.
         enhanced_p = torch.cat([encoded_p, aligned_p, encoded_p - aligned_p, encoded_p * aligned_p], dim=-1)
         enhanced_h = torch.cat([encoded_h, aligned_h, encoded_h - aligned_h, encoded_h * aligned_h], dim=-1)
-        projected_p = self.projection_feedforward(enhanced_p)
-        projected_h = self.projection_feedforward(enhanced_h)
+        projected_p = self.projection_feedforward(self.attention_dropout(enhanced_p))
+        projected_h = self.projection_feedforward(self.attention_dropout(enhanced_h))
 
-        # Inference composition (+ ELMo at the output).
+        # Inference composition.
         composed_p = self.inference_encoder(self.sequence_dropout(projected_p), premise_mask)
         composed_h = self.inference_encoder(self.sequence_dropout(projected_h), hypothesis_mask)
-        if elmo_p is not None and elmo_h is not None:
-            composed_p = torch.cat([composed_p, elmo_p], dim=-1)
-            composed_h = torch.cat([composed_h, elmo_h], dim=-1)
 
         # Pooling: average and max over each sentence.
         premise_word_mask = cast(torch.BoolTensor, premise_mask.unsqueeze(-1))

@@ -4,8 +4,9 @@ Per predicate: word vectors (and, for "+ ELMo", the ELMo vector of each word) co
 an embedding of the binary predicate indicator, a stack of LSTMs whose directions alternate from
 layer to layer with highway connections and recurrent dropout (AllenNLP's
 ``StackedAlternatingLstm``, ``alternating_lstm`` in configs), a per-token softmax over BIO tags
-trained with cross-entropy, and at prediction time Viterbi decoding constrained to valid BIO
-sequences (``I-X`` only after ``B-X`` or ``I-X``).
+trained with cross-entropy (per sentence, the words' negative log-likelihoods summed, as He et
+al.'s code does, or averaged: ``sentence_loss``), and at prediction time Viterbi decoding
+constrained to valid BIO sequences (``I-X`` only after ``B-X`` or ``I-X``).
 
 ELMo sees the sentence only, not the predicate, so all predicates of one sentence share one
 biLM pass: ``fast_elmo``'s layer cache runs the biLM once per distinct sentence (also within a
@@ -35,6 +36,9 @@ from elmo_tasks.tasks.srl.names import MODEL, NAMES, OLD_MODEL, READER
 from elmo_tasks.tasks.srl.props import bio_to_start_end
 from elmo_tasks.tasks.srl.reader import ROLE_NAMESPACE
 
+#: ``sentence_loss`` values: how a sentence's per-word losses combine.
+SENTENCE_LOSSES = ("mean", "sum")
+
 
 @register_task_model(NAMES, old_name=OLD_MODEL)
 class SrlElmo(Model):
@@ -47,6 +51,12 @@ class SrlElmo(Model):
         ``predicate_embedding_dim``.
     predicate_embedding_dim : width of the learned embedding of the 0/1 predicate indicator.
     embedding_dropout : dropout on the concatenated input.
+    sentence_loss : how a sentence's per-word negative log-likelihoods make its loss (a batch's loss is
+        the mean over its sentences either way). ``"sum"``: the negative log-likelihood of the
+        sentence's tag sequence, as He et al. (2017)'s code (deep_srl) trains and the paper's
+        recipe says; ``"mean"`` (the default, AllenNLP's ``sequence_cross_entropy_with_logits`` as
+        allennlp-models' SRL model uses it) divides each sentence's sum by its length, so the words
+        of a short sentence weigh more (the mini budget's records were trained so).
     label_namespace : vocabulary namespace of the BIO tags (``srl_roles``, a namespace with an
         unknown-tag entry, so a rare role seen only in dev or test does not stop evaluation; the
         metric scores the gold props themselves, and constrained decoding never predicts the
@@ -70,6 +80,7 @@ class SrlElmo(Model):
         encoder: Seq2SeqEncoder,
         predicate_embedding_dim: int = 100,
         embedding_dropout: float = 0.0,
+        sentence_loss: str = "mean",
         label_namespace: str = ROLE_NAMESPACE,
         initializer: InitializerApplicator = InitializerApplicator(),
         **kwargs: Any,
@@ -82,6 +93,11 @@ class SrlElmo(Model):
             "the text_field_embedder's output dim plus predicate_embedding_dim",
             "the encoder's input_size (leave it out of the encoder's config: the model derives it)",
         )
+        if sentence_loss not in SENTENCE_LOSSES:
+            raise ConfigurationError(
+                f"{MODEL}: sentence_loss must be one of {', '.join(SENTENCE_LOSSES)}, got {sentence_loss!r}"
+            )
+        self.sentence_loss = sentence_loss
         self.text_field_embedder = text_field_embedder
         self.predicate_embedding = torch.nn.Embedding(2, predicate_embedding_dim)
         self.encoder = encoder
@@ -109,6 +125,7 @@ class SrlElmo(Model):
         encoder: Lazy[Seq2SeqEncoder],
         predicate_embedding_dim: int = 100,
         embedding_dropout: float = 0.0,
+        sentence_loss: str = "mean",
         label_namespace: str = ROLE_NAMESPACE,
         initializer: InitializerApplicator = InitializerApplicator(),
         regularizer: Optional[RegularizerApplicator] = None,
@@ -120,6 +137,7 @@ class SrlElmo(Model):
             encoder=encoder.construct(input_size=text_field_embedder.get_output_dim() + predicate_embedding_dim),
             predicate_embedding_dim=predicate_embedding_dim,
             embedding_dropout=embedding_dropout,
+            sentence_loss=sentence_loss,
             label_namespace=label_namespace,
             initializer=initializer,
             regularizer=regularizer,
@@ -157,13 +175,23 @@ class SrlElmo(Model):
         if not self.training:
             output["tags"] = self.decode_paths(probabilities, mask)
         if tags is not None:
-            output["loss"] = sequence_cross_entropy_with_logits(logits, tags, mask)
+            output["loss"] = self.tag_loss(logits, tags, mask)
             if "tags" in output and metadata is not None and "gold_props" in metadata[0]:
                 self.srl_eval(self.tag_strings(output["tags"]), [item["gold_props"] for item in metadata])
         if metadata is not None:
             output["words"] = [item["words"] for item in metadata]
             output["predicate_index"] = [item["predicate_index"] for item in metadata]
         return output
+
+    def tag_loss(self, logits: torch.FloatTensor, tags: torch.LongTensor, mask: torch.BoolTensor) -> torch.Tensor:
+        """The batch's loss: the mean over its sentences of each sentence's summed or averaged (per
+        ``sentence_loss``) per-word negative log-likelihoods."""
+        if self.sentence_loss == "mean":
+            return sequence_cross_entropy_with_logits(logits, tags, mask)
+        log_probabilities = torch.log_softmax(logits, dim=-1)
+        word_losses = -log_probabilities.gather(-1, tags.unsqueeze(-1)).squeeze(-1) * mask
+        sentences = mask.any(dim=1)
+        return word_losses.sum(dim=1).sum() / sentences.sum().clamp(min=1)
 
     def decode_paths(self, probabilities: torch.Tensor, mask: torch.BoolTensor) -> List[List[int]]:
         """The best valid BIO path of each row (Viterbi over log-probabilities)."""

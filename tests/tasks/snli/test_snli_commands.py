@@ -78,19 +78,68 @@ def test_predict_gives_label_and_probabilities(trained):
         assert prediction["label"] == max(probs, key=probs.get)
 
 
-@pytest.mark.parametrize("data", ["fixtures", "full"])
+MIXING_WEIGHTS_PENALTY = [".*scalar_mix.*scalar_parameters.*", {"type": "l2", "alpha": 0.001}]
+WEIGHT_MATRICES_PENALTY = [
+    r"^(encoder|inference_encoder|projection_feedforward|output_feedforward|output_logit)\..*weight",
+    {"type": "l2", "alpha": 0.0001},
+]
+
+
+@pytest.mark.parametrize("data", ["fixtures", "substitutes", "full"])
 def test_configs_differ_only_in_elmo(data):
+    """The ELMo config is the baseline's plus ELMo: in `full` mode the paper's (appendix A.3), at the input and
+    the input encoder's output, with layer norm, a penalty on the weight matrices too and dropout after the
+    attention; in the other modes at the input only, as the mini budget's committed runs had it."""
     baseline, elmo = baseline_and_elmo_configs("snli", data)
     stripped, elmo_embedder = without_elmo(elmo, readers=["dataset_reader"])
     model = stripped["model"]
-    # ELMo at the input only by default (see snli.libsonnet for why)
-    assert model.pop("elmo_at_output") is False and baseline["model"].pop("elmo_at_output") is False
-    assert elmo_embedder["num_output_representations"] == 1
-    assert model.pop("regularizer")["regexes"][0][1] == {"type": "l2", "alpha": 0.001}
+    paper = data == "full"
+    assert baseline["model"].pop("elmo_at_output") is False
+    assert model.pop("elmo_at_output") is paper
+    assert elmo_embedder["num_output_representations"] == (2 if paper else 1)
+    assert elmo_embedder["do_layer_norm"] is paper
+    assert elmo_embedder["dropout"] == 0
+    penalties = model.pop("regularizer")["regexes"]
+    assert penalties == ([MIXING_WEIGHTS_PENALTY, WEIGHT_MATRICES_PENALTY] if paper else [MIXING_WEIGHTS_PENALTY])
+    assert model.pop("attention_dropout", None) == (0.5 if paper else None)
     assert stripped == baseline
 
 
-def test_substitutes_config_is_the_paper_recipe_on_split_dev():
+def test_the_weight_penalty_covers_every_recurrent_and_feedforward_weight_matrix():
+    """A.3's 0.0001 penalty: every LSTM input and recurrent weight and every feedforward and logit weight of
+    the `full` ELMo model, and nothing else (no bias, no embedding, nothing of ELMo's)."""
+    import os
+    import re
+
+    from allennlp.common import Params
+    from allennlp.data import Vocabulary
+    from allennlp.models import Model
+
+    tiny_bilm = {name: os.environ[name] for name in ("ELMO_OPTIONS", "ELMO_WEIGHTS")}  # the tests' own
+    model_params = experiment_config("snli_elmo", "full", **tiny_bilm)["model"]
+    for name in ("encoder", "inference_encoder"):
+        model_params[name]["hidden_size"] = 4
+    for name in ("projection_feedforward", "output_feedforward"):
+        model_params[name]["hidden_dims"] = 4
+    model_params["text_field_embedder"]["token_embedders"]["tokens"]["embedding_dim"] = 4
+    vocab = Vocabulary({"tokens": {"a": 1}, "labels": {"entailment": 1, "neutral": 1, "contradiction": 1}})
+    model = Model.from_params(vocab=vocab, params=Params(model_params))
+    penalised = sorted(name for name, _ in model.named_parameters() if re.search(WEIGHT_MATRICES_PENALTY[0], name))
+    lstm_weights = [
+        f"{encoder}._module.weight_{kind}_l0{direction}"
+        for encoder in ("encoder", "inference_encoder")
+        for kind in ("hh", "ih")
+        for direction in ("", "_reverse")
+    ]
+    feedforward_weights = [
+        "output_feedforward._linear_layers.0.weight",
+        "output_logit.weight",
+        "projection_feedforward._linear_layers.0.weight",
+    ]
+    assert penalised == sorted(lstm_weights + feedforward_weights)
+
+
+def test_substitutes_config_is_the_full_recipe_on_split_dev_with_the_mini_budgets_elmo():
     config = experiment_config("snli_elmo", "substitutes")
     assert config["train_data_path"].endswith("snli/snli_1.0_dev.jsonl.gz#train")
     assert config["validation_data_path"].endswith("snli/snli_1.0_dev.jsonl.gz#holdout")
@@ -98,7 +147,20 @@ def test_substitutes_config_is_the_paper_recipe_on_split_dev():
     assert config["model"]["encoder"]["hidden_size"] == 300
     assert config["model"]["dropout"] == 0.5
     assert config["trainer"]["optimizer"] == {"type": "adam", "lr": 0.0004}
+    assert config["trainer"]["grad_norm"] == 5.0
     assert config["data_loader"]["batch_sampler"]["batch_size"] == 32
+    # Only the data and ELMo's part of the recipe differ from `full` (experiments/snli.libsonnet, `paper`).
+    for variant in ("baseline", "elmo"):
+        substitutes, full = (experiment_config(f"snli_{variant}", data) for data in ("substitutes", "full"))
+        for resolved in (substitutes, full):
+            for key in ("train_data_path", "validation_data_path"):
+                resolved.pop(key)
+            if variant == "elmo":
+                for key in ("elmo_at_output", "attention_dropout", "regularizer"):
+                    resolved["model"].pop(key, None)
+                for key in ("num_output_representations", "do_layer_norm"):
+                    resolved["model"]["text_field_embedder"]["token_embedders"]["elmo"].pop(key)
+        assert substitutes == full, variant
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,6 @@ from allennlp.models import Model
 from allennlp.modules import FeedForward
 from allennlp.modules.seq2seq_encoders import LstmSeq2SeqEncoder
 from allennlp.nn import Activation
-from allennlp.nn.util import masked_mean
 
 from elmo_tasks.modules import ElmoAtOutput
 from elmo_tasks.tasks.snli.model import EsimElmo
@@ -45,7 +44,9 @@ def _instances(elmo: bool) -> List[Instance]:
     return [reader.text_to_instance(p, h, label) for p, h, label in PAIRS]
 
 
-def _model(vocab: Vocabulary, elmo: bool, elmo_at_output: bool, dropout: float = 0.5) -> EsimElmo:
+def _model(
+    vocab: Vocabulary, elmo: bool, elmo_at_output: bool, dropout: float = 0.5, attention_dropout: float = 0.0
+) -> EsimElmo:
     return EsimElmo.from_partial_objects(
         vocab=vocab,
         text_field_embedder=words_and_elmo(vocab, 6, elmo),
@@ -61,6 +62,7 @@ def _model(vocab: Vocabulary, elmo: bool, elmo_at_output: bool, dropout: float =
         ),
         elmo_at_output=elmo_at_output,
         dropout=dropout,
+        attention_dropout=attention_dropout,
     )
 
 
@@ -84,34 +86,69 @@ def test_forward_shapes_and_readable_output(elmo):
     assert model.get_metrics(reset=True)["accuracy"] == pytest.approx(expected)
 
 
-def test_elmo_at_output_uses_the_second_mix_of_each_sentence():
+def test_elmo_at_output_joins_the_input_encoders_output_before_the_attention():
+    """A.3: ELMo "at the input and output of the lowest layer LSTM": mix 1 of each sentence is concatenated
+    to the input encoder's output, so the attention, the enhancement and the projection read it; the
+    inference composition and the pooled vector have their own width only."""
     instances = _instances(elmo=True)
     vocab = Vocabulary.from_instances(instances)
     model = _model(vocab, elmo=True, elmo_at_output=True).eval()
     elmo = model._elmo_at_output.elmo
     assert elmo is model.text_field_embedder.token_embedder_elmo  # the embedder of the input, not a copy
-    assert model.output_feedforward.get_input_dim() == 4 * (2 * H + elmo.get_output_dim())
+    width = 2 * H + elmo.get_output_dim()
+    assert model.projection_feedforward.get_input_dim() == 4 * width
+    assert model.output_feedforward.get_input_dim() == 4 * 2 * H
     # Make the two mixes clearly different, so reading the wrong one would show.
     with torch.no_grad():
         elmo.scalar_mix_0.scalar_parameters[0].fill_(5.0)
         elmo.scalar_mix_1.scalar_parameters[2].fill_(5.0)
         elmo.scalar_mix_1.gamma.fill_(3.0)
-    pooled = {}
+    attended = {}
 
-    def keep_input(module, inputs, output) -> None:  # returns None: the output is left alone
-        pooled["x"] = inputs[0]
+    def keep_inputs(module, inputs, output) -> None:  # returns None: the output is left alone
+        attended["premise"], attended["hypothesis"] = inputs
 
-    model.output_feedforward.register_forward_hook(keep_input)
+    model.matrix_attention.register_forward_hook(keep_inputs)
     tensors = tensor_batch(instances, vocab)
     model(**tensors)
     hyp_mix0, hyp_mix1 = elmo.representations(tensors["hypothesis"]["elmo"]["elmo_tokens"])
     hyp_mask = (tensors["hypothesis"]["elmo"]["elmo_tokens"] > 0).any(-1)
-    width = 2 * H + elmo.get_output_dim()
-    # pooled = [mean_p, max_p, mean_h, max_h], each = [composition (2H); ELMo mix 1].
-    mean_h_elmo = pooled["x"][:, 2 * width + 2 * H : 3 * width]
-    expected = masked_mean(hyp_mix1, hyp_mask.unsqueeze(-1), dim=1)
-    assert torch.allclose(mean_h_elmo, expected, atol=1e-5)
-    assert not torch.allclose(mean_h_elmo, masked_mean(hyp_mix0, hyp_mask.unsqueeze(-1), dim=1), atol=1e-3)
+    encoded_h = attended["hypothesis"]
+    assert encoded_h.shape[-1] == width
+    # [input encoder's output (2H); ELMo mix 1] at every word of the hypothesis
+    assert torch.allclose(encoded_h[..., 2 * H :][hyp_mask], hyp_mix1[hyp_mask], atol=1e-5)
+    assert not torch.allclose(encoded_h[..., 2 * H :][hyp_mask], hyp_mix0[hyp_mask], atol=1e-3)
+
+
+def test_attention_dropout_drops_out_the_projections_input_only():
+    """The paper's dropout after the attention: on the enhanced vectors the projection reads, in training
+    only; with every other dropout off, a model with it differs from one without only there."""
+    instances = _instances(elmo=False)
+    vocab = Vocabulary.from_instances(instances)
+    torch.manual_seed(3)
+    model = _model(vocab, elmo=False, elmo_at_output=False, dropout=0.0, attention_dropout=0.5)
+    projected = []
+    model.projection_feedforward.register_forward_hook(lambda module, inputs, output: projected.append(inputs[0]))
+    tensors = tensor_batch(instances, vocab)
+    model.train()
+    model(**tensors)
+    model.eval()
+    model(**tensors)
+    trained, evaluated = projected[0], projected[2]  # the premises' enhanced vectors, training then evaluation
+    kept = trained != 0
+    assert 0.3 < kept[evaluated != 0].float().mean() < 0.7  # about half of the units dropped out
+    assert torch.allclose(trained[kept], 2 * evaluated[kept])  # the others scaled by 1 / (1 - 0.5)
+    without = EsimElmo(
+        vocab=vocab,
+        text_field_embedder=model.text_field_embedder,
+        encoder=model.encoder,
+        projection_feedforward=model.projection_feedforward,
+        inference_encoder=model.inference_encoder,
+        output_feedforward=model.output_feedforward,
+        dropout=0.0,
+    ).eval()
+    without.output_logit = model.output_logit
+    assert torch.equal(without(**tensors)["label_logits"], model(**tensors)["label_logits"])
 
 
 def test_output_mix_gets_gradients():

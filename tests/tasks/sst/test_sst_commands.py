@@ -94,11 +94,12 @@ def test_configs_differ_only_in_elmo(data: str) -> None:
     assert stripped == baseline
 
 
-def test_full_config_trains_on_all_phrases_and_validates_on_roots() -> None:
+def test_full_config_trains_on_phrases_of_four_tokens_and_validates_on_roots() -> None:
     config = _config("elmo", "full")
     assert config["train_data_path"] == "../shared/data/sst/train.txt"
     assert config["validation_data_path"] == "../shared/data/sst/dev.txt"
-    assert config["dataset_reader"]["phrases"] == "all"
+    # appendix A.8: the phrases of four or more tokens, every copy of each
+    assert config["dataset_reader"]["phrases"] == {"min_tokens": 4, "deduplicate": False}
     assert config["validation_dataset_reader"]["phrases"] == "roots"
     assert config["trainer"]["optimizer"]["type"] == "adam"
     assert "test_data_path" not in config  # test is evaluated separately, only to report

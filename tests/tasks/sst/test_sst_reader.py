@@ -4,10 +4,12 @@ from pathlib import Path
 from typing import List, Tuple
 
 import pytest
+from allennlp.common import Params
 from allennlp.common.checks import ConfigurationError
+from allennlp.data import DatasetReader
 
 from elmo_tasks.tasks.data_files import DataFileError
-from elmo_tasks.tasks.sst.reader import SstTreesReader
+from elmo_tasks.tasks.sst.reader import PhraseSelection, SstTreesReader
 from tests.conftest import FIXTURES_ROOT, SHARED, needs_shared
 
 # Two trees; "the" (2) and "." (2) occur in both, so deduplication has work to do.
@@ -52,6 +54,33 @@ def test_roots_only(trees: Path) -> None:
     assert _read(trees, phrases="roots") == [(["the", "best", "."], 4), (["the", "worst", "."], 0)]
 
 
+def test_phrase_selection_keeps_every_copy_of_the_long_enough_phrases(trees: Path) -> None:
+    # The paper's training set (appendix A.8) on trees of 3 tokens: min_tokens 2 keeps the phrases of 2+.
+    selection = PhraseSelection(min_tokens=2, deduplicate=False)
+    assert _read(trees, phrases=selection) == [
+        (["the", "best", "."], 4),
+        (["the", "best"], 2),
+        (["the", "worst", "."], 0),
+        (["worst", "."], 0),
+    ]
+    assert _read(trees, phrases=PhraseSelection(min_tokens=4)) == []
+
+
+def test_phrase_selection_from_a_config(trees: Path) -> None:
+    params = Params({"type": "sst5_reader", "phrases": {"min_tokens": 1, "deduplicate": False}})
+    reader = DatasetReader.from_params(params)
+    assert len(list(reader.read(str(trees)))) == 10  # every node of both trees, repeats included
+    roots = DatasetReader.from_params(Params({"type": "sst5_reader", "phrases": "roots"}))
+    assert len(list(roots.read(str(trees)))) == 2
+
+
+def test_deduplicate_goes_inside_a_phrase_selection() -> None:
+    with pytest.raises(ConfigurationError, match="deduplicate inside phrases"):
+        SstTreesReader(phrases=PhraseSelection(min_tokens=4), deduplicate=False)
+    with pytest.raises(ConfigurationError, match="min_tokens must be 1 or more"):
+        PhraseSelection(min_tokens=0)
+
+
 def test_binary_drops_neutral_and_merges_classes(trees: Path) -> None:
     assert _read(trees, binary=True) == [
         (["the", "best", "."], 1),
@@ -92,3 +121,5 @@ def test_real_sst_counts() -> None:
     assert len(_read(sst / "dev.txt", phrases="roots")) == 1101
     # 318,582 subtrees in the 8,544 training trees, 159,274 distinct labelled phrases.
     assert len(_read(sst / "train.txt")) == 159274
+    # The paper's training set (appendix A.8): 93,567 phrases of four or more tokens (93,162 distinct).
+    assert len(_read(sst / "train.txt", phrases=PhraseSelection(min_tokens=4, deduplicate=False))) == 93567

@@ -3,12 +3,14 @@
 AllenNLP is pinned at 2.10.1 (``requirements/runtime.txt``), so these do not move under us, but each is a
 name AllenNLP never promised: ``tests/modules/test_allennlp_internals.py`` checks every one against
 the installed AllenNLP and its failure names this module and the attribute, so an upgrade breaks
-here, loudly, and is fixed here. Each function says what it reads and why no public interface does.
+here, loudly, and is fixed here. Each function says what it reads (or, for :func:`resolve_archive_names`,
+replaces) and why no public interface does.
 (The drop-in's patches of ``Elmo.from_params`` and ``Registrable._registry`` live in
 ``elmo_tasks/modules/allennlp_compat.py``; the same test file checks that they still apply.)
 """
 
-from typing import Dict, Optional
+import os
+from typing import Any, Callable, Dict, Optional
 
 import torch
 from allennlp.modules.span_extractors import EndpointSpanExtractor, SelfAttentiveSpanExtractor
@@ -35,3 +37,55 @@ def head_attention(extractor: SelfAttentiveSpanExtractor) -> torch.nn.Module:
     """The module giving each word's attention logit (``_global_attention``, (batch, tokens, 1)):
     coreference sums projected words with the extractor's own attention weights."""
     return extractor._global_attention
+
+
+# the attribute our replacement of archival.cached_path carries, so that installing twice changes nothing
+_NAMES_RESOLVED = "_elmo_tasks_archive_names"
+
+
+def resolve_archive_names(resolve: Callable[[str], str]) -> None:
+    """Makes ``load_archive`` take ``archive_file`` through ``resolve`` (a name to a path) first; idempotent.
+
+    Replaces ``allennlp.models.archival.cached_path`` (AllenNLP's ``cached_path`` as that module imported
+    it): ``load_archive``'s first step, which every archive load passes through (``allennlp predict`` and
+    ``evaluate``, ``Predictor.from_path``, ``Model.from_archive``, our commands), while AllenNLP has no hook
+    for archive names. Only that module's name is replaced: other files (data, word vectors) are looked up
+    by AllenNLP's own ``cached_path`` as before. What ``resolve`` does not know it returns unchanged."""
+    from allennlp.models import archival
+
+    original = archival.cached_path
+    if getattr(original, _NAMES_RESOLVED, False):
+        return
+
+    def cached_path_after_names(url_or_filename: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(url_or_filename, (str, os.PathLike)):
+            url_or_filename = resolve(os.fspath(url_or_filename))
+        return original(url_or_filename, *args, **kwargs)
+
+    setattr(cached_path_after_names, _NAMES_RESOLVED, True)
+    archival.cached_path = cached_path_after_names
+
+
+# the attribute our replacement of params.evaluate_file carries, so that installing twice changes nothing
+_LIBRARY_SEARCHED = "_elmo_tasks_jsonnet_library"
+
+
+def search_jsonnet_library(folder: str) -> None:
+    """Makes AllenNLP's jsonnet evaluation of a config file look in ``folder`` for what it imports, after
+    the file's own folder; idempotent.
+
+    Replaces ``allennlp.common.params.evaluate_file`` (``_jsonnet.evaluate_file`` as that module imported
+    it), which ``Params.from_file`` calls without import paths: AllenNLP has no setting for them, and an
+    experiment copied out of the checkout must still find the blocks it imports (elmo_tasks/experiments)."""
+    from allennlp.common import params
+
+    original = params.evaluate_file
+    if getattr(original, _LIBRARY_SEARCHED, False):
+        return
+
+    def evaluate_file_with_library(filename: str, **kwargs: Any) -> str:
+        kwargs["jpathdir"] = [*(kwargs.get("jpathdir") or []), folder]
+        return original(filename, **kwargs)
+
+    setattr(evaluate_file_with_library, _LIBRARY_SEARCHED, True)
+    params.evaluate_file = evaluate_file_with_library

@@ -69,7 +69,12 @@ def archive_problem(
     """What is wrong with ``archive_file`` (and ``weights_file``, the weights asked for in place of the
     archive's), in one line; None if nothing is (or it is a URL, which AllenNLP's cache fetched).
     ``error``: what the load raised, which tells weights that do not fit the model from a sound archive."""
-    path = os.fspath(archive_file)
+    from elmo_tasks.pretrained.catalogue import PretrainedModelError, archive_path
+
+    try:
+        path = archive_path(os.fspath(archive_file))  # a shipped model's name: its archive
+    except PretrainedModelError as unknown:
+        return str(unknown)
     if "://" in path:
         return None
     try:

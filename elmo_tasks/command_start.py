@@ -9,7 +9,11 @@
 3. one-line errors for a user's bad file (:func:`elmo_tasks.input_errors.install_input_error_lines`);
 4. safe archive extraction in AllenNLP (:func:`elmo_tasks.safe_archives.install_safe_extraction`);
 5. the ELMo drop-in switch, ``ELMO_TASKS_REPLACE_ALLENNLP_ELMO``
-   (:func:`elmo_tasks.modules.allennlp_compat.apply_environment_switch`).
+   (:func:`elmo_tasks.modules.allennlp_compat.apply_environment_switch`);
+6. shipped models by name in AllenNLP's ``load_archive``: ``elmo_tasks:pretrained/ner``
+   (:func:`elmo_tasks.pretrained.catalogue.install_model_names`).
+7. the experiments' shared jsonnet blocks (elmo_tasks/experiments), found by AllenNLP's config reading
+   from any directory (:func:`elmo_tasks.allennlp_internals.search_jsonnet_library`).
 
 Where it is called: our ``allennlp`` subcommands (:func:`with_command_start` around each one's run,
 elmo_tasks/commands/registration.py), AllenNLP's own subcommands when ``allennlp`` loads our plugin
@@ -53,11 +57,16 @@ def start_command(config_defaults: bool = True) -> None:
 
         apply_defaults()
     start_process()
+    from elmo_tasks.allennlp_internals import search_jsonnet_library
+    from elmo_tasks.experiments import LIBRARY
     from elmo_tasks.modules.allennlp_compat import apply_environment_switch
+    from elmo_tasks.pretrained.catalogue import install_model_names
     from elmo_tasks.safe_archives import install_safe_extraction
 
     install_safe_extraction()  # AllenNLP extracts model archives unchecked (docs/ARCHIVE_SAFETY.md)
     apply_environment_switch()
+    install_model_names()
+    search_jsonnet_library(str(LIBRARY))
 
 
 def with_command_start(run: CommandRun) -> CommandRun:

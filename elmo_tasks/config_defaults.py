@@ -8,15 +8,17 @@ start, before it reads a config (:func:`elmo_tasks.command_start.start_command`,
 evaluates an experiment itself calls ``apply_defaults()`` first (or ``start_command()``, for
 everything a command gets).
 
-It also holds what Python code must spell as the experiments do (experiments/common.libsonnet
+It also holds what Python code must spell as the experiments do (elmo_tasks/experiments/common.libsonnet
 defines the same names; tests/test_experiment_configs_shared_blocks.py checks that they agree).
 """
 
 import logging
 import os
+from pathlib import Path
 from typing import Dict, List, Optional
 
 from elmo_tasks.bilm.options import BilmOptions
+from elmo_tasks.bilm.references import PACKAGE_ROOT
 from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENCE
 
 DEFAULTS: Dict[str, str] = {
@@ -25,14 +27,17 @@ DEFAULTS: Dict[str, str] = {
     "ELMO_TASKS_DATA": "fixtures",
     # a folder of the checkout that git ignores (docs/DATA.md), relative to where allennlp runs
     "ELMO_TASKS_SHARED_DATA": "data",
+    # the bundled samples of ELMO_TASKS_DATA=fixtures; apply_defaults() names the checkout's by absolute
+    # path when allennlp runs from another directory (fixtures_folder)
+    "ELMO_TASKS_FIXTURES": "fixtures",
     # The biLM of ELMo experiments: the one we trained and ship, named through the installed package
     # (not a path), so it works from any directory and trained models' configs hold no checkout path.
     "ELMO_OPTIONS": SMALL_OPTIONS_REFERENCE,
     "ELMO_WEIGHTS": SMALL_WEIGHT_REFERENCE,
     "ELMO_TASKS_SEED": "13370",
-    # experiments/srl.libsonnet: which SRL benchmark, conll2005 or conll2012
+    # elmo_tasks/experiments/srl.libsonnet: which SRL benchmark, conll2005 or conll2012
     "ELMO_TASKS_SRL_DATASET": "conll2005",
-    # experiments/squad.libsonnet with ELMO_TASKS_DATA=full: the XQuAD cross-validation fold tested, K/N
+    # elmo_tasks/experiments/squad.libsonnet with ELMO_TASKS_DATA=full: the XQuAD cross-validation fold tested, K/N
     "ELMO_TASKS_FOLD": "1/4",
     # every task experiment: a GloVe-format word-vector file for the word embedding, or "" for none
     # (common.libsonnet: word_vectors; README, "Word vectors")
@@ -43,9 +48,21 @@ DEFAULTS: Dict[str, str] = {
 }
 
 
+def fixtures_folder() -> str:
+    """Where the experiments read the bundled samples: ``fixtures`` from the checkout's root (what records
+    and tests name), else the checkout's ``fixtures`` by absolute path, so that an experiment run from
+    another directory, or copied out of the checkout, still finds them."""
+    checkout = PACKAGE_ROOT.parent / "fixtures"
+    here = Path("fixtures")
+    if checkout.is_dir() and not (here.is_dir() and here.resolve() == checkout.resolve()):
+        return str(checkout)
+    return DEFAULTS["ELMO_TASKS_FIXTURES"]
+
+
 def apply_defaults() -> None:
     """Sets each variable of :data:`DEFAULTS` the environment lacks (a value the user set stays); warns when
     the full data's folder is missing, which the readers would report later without saying what to do."""
+    os.environ.setdefault("ELMO_TASKS_FIXTURES", fixtures_folder())
     for name, value in DEFAULTS.items():
         os.environ.setdefault(name, value)
     data_root = os.environ["ELMO_TASKS_SHARED_DATA"]

@@ -11,8 +11,8 @@ local common = import 'common.libsonnet';
 local small = import 'bilm_small.jsonnet';
 
 small {
-  train_data_path: 'fixtures/lm/train.txt',
-  validation_data_path: 'fixtures/lm/valid.txt',
+  train_data_path: common.fixtures + '/lm/train.txt',
+  validation_data_path: common.fixtures + '/lm/valid.txt',
   dataset_reader+: { text_format: 'sentence_per_line' },
   model: {
     type: 'bilm_language_model',

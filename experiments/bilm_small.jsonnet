@@ -41,8 +41,8 @@ local lm = common.shared_data + '/lm/';
   // cost more than the training between checkpoints on 2 CPU cores).
   train_data_path: if common.full_data then std.join(',', [
     lm + 'news/training_0*.txt', lm + 'news/abc', lm + 'books', lm + 'wikipedia/wiki_0[0-4].txt',
-  ]) else 'fixtures/lm/train.txt',
-  validation_data_path: if common.full_data then null else 'fixtures/lm/valid.txt',
+  ]) else common.fixtures + '/lm/train.txt',
+  validation_data_path: if common.full_data then null else common.fixtures + '/lm/valid.txt',
   vocabulary: { max_vocab_size: { lm_targets: $.vocab_size } },
   model: {
     type: 'bilm_language_model',

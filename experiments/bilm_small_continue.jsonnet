@@ -20,7 +20,7 @@ small {
     unescape_html: false,
     fallback_encoding: null,
   },
-  train_data_path: if common.full_data then corpus + '/train.txt' else 'fixtures/lm/train.txt',
+  train_data_path: if common.full_data then corpus + '/train.txt' else common.fixtures + '/lm/train.txt',
   vocabulary: if common.full_data then { type: 'from_files', directory: corpus + '/vocabulary' }
   else { max_vocab_size: { lm_targets: 1000 } },
   model+: { pretrained_file: if common.full_data then std.extVar('BILM_START') else common.elmo_weights },

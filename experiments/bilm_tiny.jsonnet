@@ -9,8 +9,8 @@ local common = import 'common.libsonnet';
     text_format: 'sentence_per_line',
     max_sentence_length: 40,
   },
-  train_data_path: 'fixtures/lm/train.txt',
-  validation_data_path: 'fixtures/lm/valid.txt',
+  train_data_path: common.fixtures + '/lm/train.txt',
+  validation_data_path: common.fixtures + '/lm/valid.txt',
   vocabulary: { max_vocab_size: { lm_targets: 1000 } },
   model: {
     type: 'bilm_language_model',

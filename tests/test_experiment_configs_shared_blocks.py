@@ -1,4 +1,4 @@
-"""The task experiments take their shared blocks from experiments/common.libsonnet, and Python code spells
+"""The task experiments take their shared blocks from elmo_tasks/experiments/common.libsonnet, and Python code spells
 the experiments' shared names as common.libsonnet does.
 
 A block copied into a task instead drifts away from the others unnoticed (a character embedding without
@@ -25,11 +25,12 @@ from elmo_tasks.config_defaults import (
     token_layer_only,
     top_layer_only,
 )
+from elmo_tasks.experiments import LIBRARY
 from elmo_tasks.modules import ElmoTokenEmbedder
 from elmo_tasks.reproduction.tasks import TASKS as REPRODUCED_TASKS
-from tests.conftest import OPTIONS_FILE, ROOT, WEIGHT_FILE
+from tests.conftest import OPTIONS_FILE, WEIGHT_FILE
 
-EXPERIMENTS = ROOT / "experiments"
+EXPERIMENTS = LIBRARY  # the blocks the experiments import (elmo_tasks/experiments)
 TASKS = ["coref", "ner", "snli", "squad", "srl", "sst5"]
 COMMON = EXPERIMENTS / "common.libsonnet"
 TAG = "shared_block_from_common"

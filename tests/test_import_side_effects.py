@@ -44,6 +44,7 @@ def state():
         "extraction_replaced": [hasattr(archival.extracted_archive, "_elmo_tasks_safe_extraction"),
                                 hasattr(cached.check_tarfile, "_elmo_tasks_safe_extraction")],
         "drop_in": allennlp_elmo_is_replaced(),
+        "model_names": hasattr(archival.cached_path, "_elmo_tasks_archive_names"),
     }
 
 imported = state()
@@ -102,10 +103,12 @@ def test_importing_the_plugin_changes_nothing_and_a_command_start_applies_the_se
         "excepthook_replaced": False,
         "extraction_replaced": [False, False],
         "drop_in": False,  # the user's switch is read where a command starts
+        "model_names": False,  # elmo_tasks:pretrained/NAME in load_archive
     }
     assert started["threads"] == 1
     assert {"ELMO_OPTIONS", "ELMO_WEIGHTS", "ELMO_TASKS_DATA", "ELMO_TASKS_SEED"} <= set(started["variables"])
     assert started["excepthook_replaced"] and started["extraction_replaced"] == [True, True] and started["drop_in"]
+    assert started["model_names"]
 
 
 def test_allennlp_train_starts_with_the_setup_before_it_reads_its_config():

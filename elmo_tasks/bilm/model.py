@@ -52,6 +52,10 @@ class BiLM(nn.Module):
             ProjectedLstmLayer(p, options.dim, p, options.cell_clip, options.proj_clip) for _ in range(options.n_layers)
         )
         self._carried_states: Optional[List[LstmState]] = None
+        # The hdf5 file its parameters were read from (set by ``load_weights``); None: random, or to be
+        # loaded from a state dict. A model's portable archive leaves these parameters out, to be read
+        # from this file again (elmo_tasks/modules/elmo_mixes.py).
+        self.weight_file: Optional[str] = None
 
     @property
     def output_dim(self) -> int:

@@ -128,6 +128,7 @@ def load_weights(model: BiLM, path: str, options_source: str = "the options") ->
     with torch.no_grad():
         for name, target in _our_tensors(model).items():
             target.copy_(torch.from_numpy(_file_to_ours(name, arrays, model.options)).to(target.device, target.dtype))
+    model.weight_file = path
 
 
 def bilm_state_from_arrays(arrays: Dict[str, np.ndarray], options: BilmOptions) -> Dict[str, torch.Tensor]:

@@ -19,6 +19,7 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.models import Model
 
 from elmo_tasks.archive_errors import ARCHIVE_EXPECTED, archive_problem
+from elmo_tasks.pretrained.catalogue import PretrainedModelError, archive_path
 from elmo_tasks.safe_archives import UnsafeArchiveError, refuse_unsafe_members
 
 # predictor (the task) -> (what the archive holds, the commands that use it; {archive} is its path)
@@ -37,7 +38,12 @@ class CommandPathError(ValueError):
 
 
 def archive_model_type(archive_file: str) -> Optional[str]:
-    """The registered type of the model in ``archive_file`` (None for a URL, which AllenNLP fetches itself)."""
+    """The registered type of the model in ``archive_file`` (None for a URL, which AllenNLP fetches itself);
+    a shipped model's name (``elmo_tasks:pretrained/ner``) is read from its archive."""
+    try:
+        archive_file = archive_path(archive_file)
+    except PretrainedModelError as unknown:
+        raise CommandPathError(str(unknown)) from None
     if "://" in archive_file:
         return None
     if not os.path.exists(archive_file):

@@ -4,7 +4,8 @@
 epoch's validation metrics), and ``scripts/reproduce.py`` adds ``RUN/test_metrics.json`` (and
 ``test_brown_metrics.json`` for CoNLL-2005 SRL) from ``allennlp evaluate``. The demo shows the
 metric the config selects models by (``trainer.validation_metric``) from each file that is there;
-a bare archive elsewhere simply has no scores to show.
+a bare archive elsewhere simply has no scores to show. A shipped model's folder
+(elmo_tasks/pretrained/TASK) has ``shipped.json`` instead, with its best validation and test score.
 """
 
 import json
@@ -56,6 +57,12 @@ def archive_scores(archive_file: str, config: Dict[str, Any]) -> ArchiveScores:
     metric = selection_metric(config)
     run_dir = Path(archive_file) if os.path.isdir(archive_file) else Path(archive_file).parent
     result = ArchiveScores(metric)
+    shipped = _read_json(run_dir / "shipped.json")
+    if shipped is not None and isinstance(shipped.get("scores"), dict):
+        epoch = shipped.get("best_epoch")
+        result.best_epoch = epoch if isinstance(epoch, int) else None
+        result.scores = {where: float(value) for where, value in shipped["scores"].items()}
+        return result
     training = _read_json(run_dir / "metrics.json")
     if training is not None:
         epoch = training.get("best_epoch")

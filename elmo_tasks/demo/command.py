@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 import time
+from typing import List
 
 from allennlp.commands.subcommand import Subcommand
 
@@ -22,8 +23,10 @@ draws a model's predictions for text you type beside the ELMo mixing weights it 
 shows a word's nearest neighbours in context per biLM layer; POST /api/NAME/predict takes and
 returns the JSON lines of `allennlp predict`, GET /api/health answers scripts. Nothing is fetched
 from the network. Each ARCHIVE is a model.tar.gz from `allennlp train` (or `scripts/reproduce.py`:
-runs/BUDGET/TASK/VARIANT/seedK/model.tar.gz), served as /models/TASK (ner, srl, coref, squad, snli,
-sst5), or NAME=ARCHIVE to choose the name (e.g. two models of one task)."""
+runs/BUDGET/TASK/VARIANT/seedK/model.tar.gz) or a shipped model's name (elmo_tasks:pretrained/ner),
+served as /models/TASK (ner, srl, coref, squad, snli, sst5), or NAME=ARCHIVE to choose the name (e.g.
+two models of one task). With no ARCHIVE, every shipped model is served (`elmo-tasks pretrained-models`
+lists them)."""
 
 _fail = CommandError("elmo-demo")
 
@@ -33,7 +36,12 @@ SHIPPED_WEIGHTS = "elmo_tasks:pretrained/bilm_small/weights.hdf5"
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The command's arguments (shared by ``allennlp elmo-demo`` and ``python -m elmo_tasks.demo``)."""
-    parser.add_argument("archives", nargs="+", metavar="ARCHIVE", help="a task model's archive, or NAME=ARCHIVE")
+    parser.add_argument(
+        "archives",
+        nargs="*",
+        metavar="ARCHIVE",
+        help="a task model's archive or shipped name, or NAME=ARCHIVE (none: every shipped model)",
+    )
     add_option(parser, "--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
     add_option(parser, "--port", type=int, default=8000, help="port to listen on (0: any free port)")
     add_option(parser, "--options-file", default=SHIPPED_OPTIONS, help="the biLM page's biLM options", shown="shipped")
@@ -75,6 +83,19 @@ def _check_bilm_files(args: argparse.Namespace) -> None:
             _fail(f"{option}: {value} is not a file; give the biLM's options.json and weights.hdf5, or --no-bilm")
 
 
+def _shipped_archives() -> List[str]:
+    """``NAME=elmo_tasks:pretrained/NAME`` for every shipped model; the command's one-line error when none is."""
+    from elmo_tasks.pretrained.catalogue import SHIP_COMMAND, shipped_models
+
+    shipped = [f"{model.name}={model.reference}" for model in shipped_models()]
+    if not shipped:
+        _fail(
+            "no ARCHIVE given and no task model is shipped yet: give a model.tar.gz (e.g. runs/BUDGET/TASK/"
+            f"VARIANT/seedK/model.tar.gz), or ship one first with `{SHIP_COMMAND}` (docs/PRETRAINED.md)"
+        )
+    return shipped
+
+
 def run(args: argparse.Namespace) -> None:
     """Check, bind, load, serve (see the module docstring)."""
     from elmo_tasks.bilm.errors import BilmError
@@ -85,6 +106,8 @@ def run(args: argparse.Namespace) -> None:
 
     _check_numbers(args)
     _check_bilm_files(args)
+    if not args.archives:
+        args.archives = _shipped_archives()
     try:
         check_archives(args.archives)
     except DemoSetupError as error:

@@ -1,6 +1,7 @@
 """The archives ``elmo-demo`` serves: named, checked before any is loaded, loaded with their predictors.
 
-Each archive is given as ``ARCHIVE`` (its page is named after its task: ``ner``, ``srl``,
+Each archive is given as ``ARCHIVE`` (a path, or a shipped model's name, ``elmo_tasks:pretrained/ner``;
+its page is named after its task: ``ner``, ``srl``,
 ``coref``, ``squad``, ``snli``, ``sst5``) or ``NAME=ARCHIVE`` (e.g. to serve a baseline and an
 ELMo model of one task side by side). Every path, task and name is checked first, from the
 archives' ``config.json`` alone, so a typo in the fifth archive does not cost four model loads.
@@ -18,6 +19,7 @@ from elmo_tasks.commands.command_paths import CommandPathError, archive_model_ty
 from elmo_tasks.demo.archive_info import ArchiveScores, BilmFiles, archive_scores, bilm_files
 from elmo_tasks.demo.mixing_weights import LayerMix, learned_mixes
 from elmo_tasks.demo.tasks import TASKS, DemoTask, task_of_predictor
+from elmo_tasks.pretrained.catalogue import archive_path
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
 
 #: Page names: they appear in URLs (``/models/NAME``, ``/api/NAME/predict``).
@@ -142,7 +144,7 @@ def load_models(arguments: Sequence[str], cuda_device: int = -1) -> List[LoadedM
                 model_type,
                 predictor,
                 bilm_files(config),
-                archive_scores(archive_file, config),
+                archive_scores(archive_path(archive_file), config),  # a shipped model's: its folder's
                 learned_mixes(archive.model.named_parameters()),
             )
         )

@@ -80,6 +80,7 @@ class ElmoMixes(torch.nn.Module):
             for parameter in bilm.parameters():
                 parameter.requires_grad_(requires_grad)
         self.register_load_state_dict_pre_hook(_read_allennlp_keys)
+        self.register_load_state_dict_pre_hook(_bilm_from_its_weight_file)  # after: it reads our names
         self.register_load_state_dict_post_hook(_invalidate_word_cache)
 
     def _setup_mixes(
@@ -285,6 +286,25 @@ class ElmoMixes(torch.nn.Module):
         for old, new in moved.items():
             state_dict[new] = state_dict.pop(old)
         logger.info("read an AllenNLP ELMo state dict at '%s' (%d biLM tensors converted)", prefix or "<root>", count)
+
+
+def _bilm_from_its_weight_file(module: ElmoMixes, state_dict: Dict[str, torch.Tensor], prefix: str, *args: Any) -> None:
+    """``load_state_dict``'s pre-hook: a state dict that holds none of the biLM's tensors leaves the biLM as
+    read from its weight file.
+
+    A shipped model's portable archive (elmo_tasks/pretrained/portable.py) leaves the biLM out of its
+    weights, as the biLM is the package's own file, named in its config by reference; AllenNLP's
+    ``Model.load`` would report its tensors missing. They are what the biLM holds already, read from that
+    file when the model was built, so they go into the state dict as they are. Only then: a biLM built
+    from options alone (random, to be loaded, as from a trained model's ``elmo_bilm/`` copy) or a state
+    dict with some of its tensors is left to torch, which reports what is missing."""
+    bilm = module.bilm
+    own = prefix + "bilm."
+    if not isinstance(bilm, BiLM) or bilm.weight_file is None or any(key.startswith(own) for key in state_dict):
+        return
+    logger.info("the biLM at '%s' is not in the state dict: kept as read from %s", own, bilm.weight_file)
+    for name, tensor in bilm.state_dict().items():
+        state_dict[own + name] = tensor
 
 
 def _read_allennlp_keys(module: ElmoMixes, state_dict: Dict[str, torch.Tensor], prefix: str, *args: Any) -> None:

@@ -17,6 +17,7 @@ plots and a section per task) is regenerated from the records alone, never edite
     .venv/bin/python scripts/reproduce.py ner sst5 snli --budget mini --analyses --analysis-seeds 1   # Tables 2, 3
     .venv/bin/python scripts/reproduce.py all --budget mini --report-only          # the report alone
     .venv/bin/python scripts/reproduce.py diagnose input_output        # a few SNLI steps (diagnose --help)
+    .venv/bin/python scripts/reproduce.py ner --budget recipe --ship    # ship the best run (docs/PRETRAINED.md)
 
 Budgets (elmo_tasks/reproduction/tasks.py): ``smoke`` (fixtures, one epoch, 1 seed), ``mini`` (the
 real data with substitutes where the paper's training sets were not at hand, cut to fit a 2-core CPU;
@@ -40,6 +41,11 @@ and the word vectors or fine-tuned biLM that several runs read are built by the 
 needs them while the others wait. Progress (which run, how many are left, elapsed and estimated time) goes to stdout,
 and the last lines give each asked task's test metrics from the records, as the report's Table 1:
 ``ner smoke: baseline F1 5.00, ELMo F1 0.00 (test, 1 seed each)``.
+
+``--ship`` trains nothing: of each task's ``elmo`` runs (or the one variant ``--variants`` names) recorded
+in the budget, the one with the best validation score becomes the task's shipped model,
+``elmo_tasks/pretrained/TASK/``, loadable as ``elmo_tasks:pretrained/TASK`` (elmo_tasks/reproduction/shipping.py,
+docs/PRETRAINED.md); run it again when a better run is recorded.
 """
 
 import argparse
@@ -47,7 +53,9 @@ import json
 import sys
 from typing import Any, Dict, List, Optional, Set, Tuple
 
+from elmo_tasks.allennlp_internals import search_jsonnet_library
 from elmo_tasks.command_start import start_command, start_process
+from elmo_tasks.experiments import LIBRARY
 from elmo_tasks.reproduction import diagnose
 from elmo_tasks.reproduction.commands import RunFailed, env_paths_from_caller, say
 from elmo_tasks.reproduction.plan import Job, Plan
@@ -116,6 +124,12 @@ def _parser() -> argparse.ArgumentParser:
     add("--report-only", action="store_true", help="only regenerate the report from the records")
     add("--reuse-only", action="store_true", help="record finished runs (e.g. of another runs dir), train nothing")
     add("--in-process", action="store_true", help="run allennlp in this process (tests)")
+    add(
+        "--ship",
+        action="store_true",
+        help="train nothing: ship each task's best recorded run by validation as elmo_tasks:pretrained/TASK "
+        "(the elmo variant, or the one --variants names; docs/PRETRAINED.md)",
+    )
     return parser
 
 
@@ -136,6 +150,8 @@ def parse_args(argv: Optional[List[str]]) -> Tuple[argparse.Namespace, List[str]
         bad = sorted(set(args.variants) - known)
         if bad:
             parser.error(f"unknown variant(s) {bad}; the tasks have {sorted(known)}")
+    if args.ship and args.variants and len(args.variants) > 1:
+        parser.error(f"--ship ships one model per task: give one variant, not {args.variants}")
     return args, tasks
 
 
@@ -196,6 +212,25 @@ def run_jobs(plan: Plan, jobs: List[Job]) -> List[str]:
     return failures
 
 
+def ship_tasks(plan: Plan, tasks: List[str]) -> int:
+    """``--ship``: each task's best recorded run by validation becomes its shipped model; the exit status
+    (1 if any task could not be shipped: its line says why, and the others go on)."""
+    from elmo_tasks.reproduction.shipping import DEFAULT_VARIANT, ShipError, ship_task
+
+    variant = plan.args.variants[0] if plan.args.variants else DEFAULT_VARIANT
+    failures = []
+    for task in tasks:
+        print(f"{task} {variant} ({plan.budget}): shipping the best run by validation", flush=True)
+        try:
+            ship_task(task, plan.budget, plan.runs_dir, plan.records_dir, variant, say=say)
+        except ShipError as error:
+            failures.append(f"{task}: {error}")
+            say(f"FAILED {error}")
+    for failure in failures:
+        print(f"  not shipped: {failure}")
+    return 1 if failures else 0
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """``scripts/reproduce.py``: runs what the arguments ask for, then writes the report; the exit status."""
     argv = sys.argv[1:] if argv is None else argv
@@ -203,11 +238,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         start_command()  # it builds and trains models in this process
         return diagnose.main(argv[1:])
     # The runs record the variables their caller set (configs.PASSED_ON), and their allennlp commands start
-    # with the whole setup: the harness itself takes the steps that change no variable and need no AllenNLP.
+    # with the whole setup: the harness itself takes the steps that change no variable and need no AllenNLP,
+    # and resolves the experiments (configs.resolved_config) with their shared blocks as allennlp does.
     start_process()
+    search_jsonnet_library(str(LIBRARY))
     env_paths_from_caller()
     args, tasks = parse_args(argv)
     plan = Plan(args)
+    if args.ship:
+        start_command()  # it loads and evaluates models in this process
+        return ship_tasks(plan, tasks)
     jobs = plan.jobs(tasks)
     failures = [] if args.report_only else run_jobs(plan, jobs)
     try:

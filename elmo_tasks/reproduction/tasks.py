@@ -109,14 +109,14 @@ def task_spec(
     recipe: Optional[Budget] = None,
     **optional: Any,
 ) -> TaskSpec:
-    """A task whose experiments follow the repository's naming, ``experiments/KEY.libsonnet`` and its
-    ``KEY_baseline.jsonnet`` and ``KEY_elmo.jsonnet``: ``paper`` is Table 1's (baseline, ELMo), ``mini``
-    and ``full`` the ``mini`` and ``paper`` budgets, ``recipe`` the ``recipe`` budget where the task has
-    one, ``optional`` TaskSpec's fields with defaults."""
+    """A task whose experiments follow the repository's naming, ``elmo_tasks/experiments/KEY.libsonnet``
+    and its ``experiments/KEY_baseline.jsonnet`` and ``experiments/KEY_elmo.jsonnet``: ``paper`` is
+    Table 1's (baseline, ELMo), ``mini`` and ``full`` the ``mini`` and ``paper`` budgets, ``recipe``
+    the ``recipe`` budget where the task has one, ``optional`` TaskSpec's fields with defaults."""
     budgets = {"smoke": smoke, "mini": mini, "paper": full, **({"recipe": recipe} if recipe else {})}
     return TaskSpec(
         name=name,
-        libsonnet=f"experiments/{key}.libsonnet",
+        libsonnet=f"elmo_tasks/experiments/{key}.libsonnet",
         configs={variant: f"experiments/{key}_{variant}.jsonnet" for variant in ("baseline", "elmo")},
         metric=metric,
         metric_name=metric_name,
@@ -177,7 +177,7 @@ SNLI_MINI = {
     "model.projection_feedforward.hidden_dims": 100,
     # The committed records' settings, where the recipe (appendix A.3) keeps the word vectors fixed, clips
     # the gradient norm at 5 and starts the LSTMs' forget-gate biases at 1 (allennlp-models'). ELMo's part
-    # of the recipe is set in `full` mode only (experiments/snli.libsonnet).
+    # of the recipe is set in `full` mode only (elmo_tasks/experiments/snli.libsonnet).
     "model.initializer.regexes": [
         [".*_feedforward.*weight", {"type": "xavier_uniform"}],
         [".*_feedforward.*bias", {"type": "zero"}],

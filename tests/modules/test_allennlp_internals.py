@@ -1,8 +1,9 @@
 """AllenNLP 2.10.1's private attributes that elmo-tasks relies on still behave as relied on.
 
-``elmo_tasks/allennlp_internals.py`` reads three of them; ``elmo_tasks/modules/allennlp_compat.py``
-(the drop-in) patches ``Elmo.from_params`` and ``Registrable._registry``. Each test fails with a
-message naming the place to fix when an AllenNLP upgrade changes what it relies on."""
+``elmo_tasks/allennlp_internals.py`` reads three of them and replaces ``archival.cached_path``;
+``elmo_tasks/modules/allennlp_compat.py`` (the drop-in) patches ``Elmo.from_params`` and
+``Registrable._registry``. Each test fails with a message naming the place to fix when an AllenNLP
+upgrade changes what it relies on."""
 
 import inspect
 
@@ -17,7 +18,12 @@ from allennlp.modules.token_embedders import ElmoTokenEmbedder as AllenNlpOwnElm
 from allennlp.modules.token_embedders import Embedding, TokenEmbedder
 from allennlp.training.learning_rate_schedulers import LearningRateScheduler
 
-from elmo_tasks.allennlp_internals import endpoint_width_embedding, head_attention, token_embedders
+from elmo_tasks.allennlp_internals import (
+    endpoint_width_embedding,
+    head_attention,
+    resolve_archive_names,
+    token_embedders,
+)
 from elmo_tasks.modules import allennlp_compat
 
 INTERNALS = "elmo_tasks/allennlp_internals.py"
@@ -115,3 +121,18 @@ def test_registrable_registry_maps_names_to_class_and_constructor():
         )
     if not allennlp_compat.allennlp_elmo_is_replaced():
         _require(TokenEmbedder.by_name(name) is AllenNlpOwnElmoTokenEmbedder, COMPAT, "restoring the registry")
+
+
+def test_load_archive_resolves_an_archive_name_before_anything_else(monkeypatch, tmp_path):
+    """``resolve_archive_names`` replaces ``allennlp.models.archival.cached_path``, which ``load_archive`` must
+    call first with the name it was given (tests/conftest.py has installed it through start_command)."""
+    from allennlp.models import archival
+
+    resolve_archive_names(lambda name: name)  # installed already: changes nothing
+    _require(hasattr(archival.cached_path, "_elmo_tasks_archive_names"), INTERNALS, "archival.cached_path (replaced)")
+    asked = []
+    replaced = archival.cached_path
+    monkeypatch.setattr(archival, "cached_path", lambda name, *args, **kwargs: asked.append(name) or replaced(name))
+    with pytest.raises(FileNotFoundError):
+        archival.load_archive(str(tmp_path / "no.tar.gz"))
+    _require(asked == [str(tmp_path / "no.tar.gz")], INTERNALS, "load_archive calling archival.cached_path first")

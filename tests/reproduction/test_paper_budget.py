@@ -8,6 +8,7 @@ import _jsonnet
 import pytest
 
 from elmo_tasks.config_defaults import DEFAULTS
+from elmo_tasks.experiments import LIBRARY
 from elmo_tasks.reproduction.tasks import GLOVE_DIR, TASKS
 from tests.conftest import ROOT
 
@@ -34,7 +35,7 @@ def test_the_paper_budget_names_the_papers_vectors_and_overrides_real_keys(task)
     assert budget.env["ELMO_TASKS_WORD_VECTORS"] == str(GLOVE_DIR / PAPER_VECTORS[task])
     for variant, config in TASKS[task].configs.items():
         env = {**DEFAULTS, "ELMO_TASKS_DATA": "full", **budget.env}
-        resolved = json.loads(_jsonnet.evaluate_file(str(ROOT / config), ext_vars=env))
+        resolved = json.loads(_jsonnet.evaluate_file(str(ROOT / config), ext_vars=env, jpathdir=[str(LIBRARY)]))
         tokens = resolved["model"]["text_field_embedder"]["token_embedders"]["tokens"]
         assert tokens["pretrained_file"] == budget.env["ELMO_TASKS_WORD_VECTORS"], variant
         for key, value in budget.overrides.items():

@@ -1,6 +1,6 @@
 """``allennlp predict`` for SRL: a raw sentence (and optionally its predicates) in, roles out."""
 
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from allennlp.common.util import JsonDict, sanitize
 from allennlp.data import DatasetReader, Instance
@@ -24,6 +24,10 @@ MAX_SENTENCE_TOKENS = 4_000
 
 #: Whose limits the messages name.
 OWNER = f"the {PREDICTOR} predictor"
+
+#: One input ready for the model: its raw text (None when given as words), its words, its predicates,
+#: and how they were found (None: the input named them).
+PreparedSentence = Tuple[Optional[str], List[str], List[int], Optional[FoundVerbs]]
 
 
 @Predictor.register(PREDICTOR)
@@ -117,7 +121,7 @@ class SrlPredictor(JsonLinesPredictor):
             )
         return sentence, words
 
-    def _prepare(self, inputs: List[JsonDict]) -> List[Tuple[str, List[str], List[int], Optional[FoundVerbs]]]:
+    def _prepare(self, inputs: List[JsonDict]) -> List[PreparedSentence]:
         """(sentence, words, predicates, how they were found: None when given) per input; the
         sentences without ``verbs`` are tagged together."""
         parsed = [self._words(item) for item in inputs]
@@ -125,7 +129,7 @@ class SrlPredictor(JsonLinesPredictor):
         found = (
             dict(zip(unnamed, self._verb_finder.find([parsed[i][1] for i in unnamed]), strict=True)) if unnamed else {}
         )
-        prepared = []
+        prepared: List[PreparedSentence] = []
         for i, (item, (sentence, words)) in enumerate(zip(inputs, parsed, strict=True)):
             verbs = found[i].indices if i in found else item["verbs"]
             prepared.append((sentence, words, sorted(set(verbs)), found.get(i)))
@@ -148,7 +152,22 @@ class SrlPredictor(JsonLinesPredictor):
         return [labeled]
 
     def predict_batch_json(self, inputs: List[JsonDict]) -> List[JsonDict]:
-        prepared = self._prepare(inputs)
+        return self._results(self._prepare(inputs))
+
+    def predict_words(self, sentences: Sequence[Sequence[str]]) -> List[JsonDict]:
+        """:meth:`predict_batch_json`'s output for sentences already split into words (no ``"sentence"``
+        key): the predicates found as for an input without ``verbs``, all sentences tagged together.
+        Used by the spaCy component ``elmo_srl`` (elmo_tasks/spacy_pipes/srl.py) on a Doc's tokens;
+        the callers check the limits (``max_sentence_tokens``) and leave out sentences without words."""
+        words = [list(sentence) for sentence in sentences]
+        found = self._verb_finder.find(words) if words else []
+        return self._results(
+            [(None, sentence, sorted(set(verbs.indices)), verbs) for sentence, verbs in zip(words, found, strict=True)]
+        )
+
+    def _results(self, prepared: List[PreparedSentence]) -> List[JsonDict]:
+        """One output per prepared sentence (see :meth:`_prepare`), every predicate through the model in
+        bounded passes; ``"sentence"`` only where the input had one."""
         predicates = [(words, verb) for _sentence, words, verbs, _found in prepared for verb in verbs]
         outputs = predict_predicates(self._model, self._dataset_reader, predicates, self.tokens_per_batch)
         results = []
@@ -164,7 +183,8 @@ class SrlPredictor(JsonLinesPredictor):
                         "description": output["description"],
                     }
                 )
-            result = {"sentence": sentence, "words": words, "verbs_given": found is None}
+            result: JsonDict = {} if sentence is None else {"sentence": sentence}
+            result.update({"words": words, "verbs_given": found is None})
             result["verbs_found_by"] = "input" if found is None else found.method
             if found is not None and found.pos_tags is not None:
                 result["pos_tags"] = found.pos_tags

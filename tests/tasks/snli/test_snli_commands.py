@@ -149,7 +149,7 @@ def test_substitutes_config_is_the_full_recipe_on_split_dev_with_the_mini_budget
     assert config["trainer"]["optimizer"] == {"type": "adam", "lr": 0.0004}
     assert config["trainer"]["grad_norm"] == 5.0
     assert config["data_loader"]["batch_sampler"]["batch_size"] == 32
-    # Only the data and ELMo's part of the recipe differ from `full` (experiments/snli.libsonnet, `paper`).
+    # Only the data and ELMo's part of the recipe differ from `full` (elmo_tasks/experiments/snli.libsonnet, `paper`).
     for variant in ("baseline", "elmo"):
         substitutes, full = (experiment_config(f"snli_{variant}", data) for data in ("substitutes", "full"))
         for resolved in (substitutes, full):

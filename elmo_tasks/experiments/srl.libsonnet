@@ -52,10 +52,10 @@ local paths = {
     test: conll2005 + 'test.wsj',
     test_brown: conll2005 + 'test.brown',
   } else {
-    train: 'fixtures/srl/conll2005_train.txt',
-    validation: 'fixtures/srl/conll2005_dev.txt',
-    test: 'fixtures/srl/conll2005_test.txt',
-    test_brown: 'fixtures/srl/conll2005_test.txt',
+    train: common.fixtures + '/srl/conll2005_train.txt',
+    validation: common.fixtures + '/srl/conll2005_dev.txt',
+    test: common.fixtures + '/srl/conll2005_test.txt',
+    test_brown: common.fixtures + '/srl/conll2005_test.txt',
   },
   conll2012: if common.substitute_data then {
     train: conll2012 + 'dev.english.v4_gold_conll.gz#train',
@@ -66,9 +66,9 @@ local paths = {
     validation: conll2012 + 'dev.english.v4_gold_conll',
     test: conll2012 + 'test.english.v4_gold_conll',
   } else {
-    train: 'fixtures/srl/conll2012_dev.gold_conll#train',
-    validation: 'fixtures/srl/conll2012_dev.gold_conll#holdout',
-    test: 'fixtures/srl/conll2012_test.gold_conll',
+    train: common.fixtures + '/srl/conll2012_dev.gold_conll#train',
+    validation: common.fixtures + '/srl/conll2012_dev.gold_conll#holdout',
+    test: common.fixtures + '/srl/conll2012_test.gold_conll',
   },
 };
 

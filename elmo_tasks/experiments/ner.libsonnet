@@ -25,9 +25,9 @@ local data_paths = if common.full_data then {
   validation: common.shared_data + '/conll2003/eng.testa',  // dev: model selection
   test: common.shared_data + '/conll2003/eng.testb',  // only to report
 } else {
-  train: 'fixtures/ner/train.txt',
-  validation: 'fixtures/ner/dev.txt',
-  test: 'fixtures/ner/test.txt',
+  train: common.fixtures + '/ner/train.txt',
+  validation: common.fixtures + '/ner/dev.txt',
+  test: common.fixtures + '/ner/test.txt',
 };
 
 local word_dim = 50;

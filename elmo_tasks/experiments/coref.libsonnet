@@ -47,9 +47,9 @@ local data = if common.substitute_data then {
   validation: common.shared_data + '/conll2012/dev.english.v4_gold_conll',
   test: common.shared_data + '/conll2012/test.english.v4_gold_conll',
 } else {
-  train: 'fixtures/coref/train.gold_conll',
-  validation: 'fixtures/coref/dev.gold_conll',
-  test: 'fixtures/coref/test.gold_conll',
+  train: common.fixtures + '/coref/train.gold_conll',
+  validation: common.fixtures + '/coref/dev.gold_conll',
+  test: common.fixtures + '/coref/test.gold_conll',
 };
 
 local max_span_width = 10;

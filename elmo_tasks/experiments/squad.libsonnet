@@ -61,9 +61,9 @@ local data = if common.substitute_data then {
   validation: squad_dir + 'dev-v1.1.json',
   test: squad_dir + 'dev-v1.1.json',
 } else {
-  train: 'fixtures/squad/train.json',
-  validation: 'fixtures/squad/dev.json',
-  test: 'fixtures/squad/dev.json',
+  train: common.fixtures + '/squad/train.json',
+  validation: common.fixtures + '/squad/dev.json',
+  test: common.fixtures + '/squad/dev.json',
 };
 
 // with word vectors, the paper's 300-d GloVe size

@@ -1,5 +1,6 @@
 // Pieces shared by every experiment. Import with:  local common = import 'common.libsonnet';
-// Paths are relative to the repo root (run `allennlp` from there).
+// Shipped with the package (elmo_tasks/experiments): an experiment finds it from any directory.
+// Data paths are relative to where `allennlp` runs, or absolute (the fixtures from elsewhere).
 //
 // A task experiment is built from these blocks, so that its libsonnet reads as what the task
 // chooses (docs/CONVENTIONS.md, "Experiments"):
@@ -21,6 +22,9 @@
   full_data: $.data_mode != 'fixtures',
   substitute_data: $.data_mode == 'substitutes',
   shared_data: std.extVar('ELMO_TASKS_SHARED_DATA'),
+  // The bundled samples of the `fixtures` mode (ELMO_TASKS_FIXTURES: `fixtures` from the checkout's root,
+  // the checkout's folder by absolute path from anywhere else; elmo_tasks/config_defaults.py).
+  fixtures: std.extVar('ELMO_TASKS_FIXTURES'),
   seed: std.parseInt(std.extVar('ELMO_TASKS_SEED')),
   random_seeds: { random_seed: $.seed, numpy_seed: $.seed + 1, pytorch_seed: $.seed + 2 },
   // What every task experiment starts from: the seeds, and the biLM options that `fast_elmo` keeps

@@ -64,9 +64,9 @@ local weight_matrices = '^(encoder|inference_encoder|projection_feedforward|outp
     validation: snli_dir + 'snli_1.0_dev.jsonl',
     test: snli_dir + 'snli_1.0_test.jsonl',
   } else {
-    train: 'fixtures/snli/train.jsonl',
-    validation: 'fixtures/snli/dev.jsonl',
-    test: 'fixtures/snli/test.jsonl.gz',
+    train: common.fixtures + '/snli/train.jsonl',
+    validation: common.fixtures + '/snli/dev.jsonl',
+    test: common.fixtures + '/snli/test.jsonl.gz',
   },
 
   // Without word vectors the vocabulary comes from train and dev (AllenNLP's default).

@@ -46,9 +46,9 @@ local training_phrases = if full then { min_tokens: 4, deduplicate: false } else
     validation: sst_dir + 'dev.txt',
     test: sst_dir + 'test.txt',
   } else {
-    train: 'fixtures/sst/train.txt',
-    validation: 'fixtures/sst/dev.txt',
-    test: 'fixtures/sst/test.txt',
+    train: common.fixtures + '/sst/train.txt',
+    validation: common.fixtures + '/sst/dev.txt',
+    test: common.fixtures + '/sst/test.txt',
   },
 
   local reader(elmo, phrases) = {

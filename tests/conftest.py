@@ -174,3 +174,20 @@ def untrained_archive(experiment: str, directory: Path) -> Path:
     torch.save(model.state_dict(), directory / "best.th")
     Meta.new().to_file(directory / META_NAME)
     return Path(archive_model(directory))
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless system Chromium under Playwright (nothing downloaded: ``executable_path``), one for the
+    session: the demo's tests and the spaCy pictures' share it, as Playwright's sync API refuses to start a
+    second one while one runs."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import chromium_path
+
+    executable = chromium_path()
+    playwright = sync_playwright().start()
+    launched = playwright.chromium.launch(executable_path=executable, headless=True)
+    yield launched
+    launched.close()
+    playwright.stop()

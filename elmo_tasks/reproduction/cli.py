@@ -62,6 +62,7 @@ from elmo_tasks.reproduction.plan import Job, Plan
 from elmo_tasks.reproduction.progress import Progress
 from elmo_tasks.reproduction.records import Record, RecordError, load_records
 from elmo_tasks.reproduction.report import write_report
+from elmo_tasks.reproduction.report_recipe import RECIPE_BUDGET
 from elmo_tasks.reproduction.report_values import metrics_line
 from elmo_tasks.reproduction.runner import run_one
 from elmo_tasks.reproduction.stopping_rule import reused_rule
@@ -258,7 +259,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     mark_outdated(plan, records)
     records = current_where_rerun(records)
     try:
-        write_report(records, plan.results, budget=args.budget)
+        write_report(records, plan.results, budget=args.budget, recipe_records=plan.records_dir.parent / RECIPE_BUDGET)
     except RunFailed as error:  # the report cannot be written (a full disk, a read-only folder): one line
         print(f"reproduce.py: error: {error}", file=sys.stderr)
         return 2

@@ -15,7 +15,7 @@ from typing import List, Optional
 
 from elmo_tasks.reproduction.records import Record, write_whole
 from elmo_tasks.reproduction.report_meaning import what_the_numbers_mean
-from elmo_tasks.reproduction.report_recipe import RECIPE_BUDGET, recipe_section
+from elmo_tasks.reproduction.report_recipe import recipe_section
 from elmo_tasks.reproduction.report_sections import plots, task_section
 from elmo_tasks.reproduction.report_tables import analysis_table, diagnosis_heading, diagnosis_notes, table_1
 from elmo_tasks.reproduction.tasks import PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
@@ -83,8 +83,11 @@ def _analyses(records: List[Record], budget: Optional[str]) -> List[str]:
     ]
 
 
-def write_report(records: List[Record], path: Path, budget: Optional[str]) -> None:
-    """Writes the whole report to ``path`` (its plots into ``<path's folder>/results/``)."""
+def write_report(
+    records: List[Record], path: Path, budget: Optional[str], recipe_records: Optional[Path] = None
+) -> None:
+    """Writes the whole report to ``path`` (its plots into ``<path's folder>/results/``); the mini budget's
+    has the table of the recipe budget's records in ``recipe_records`` too."""
     label = budget or "custom"
     figures = plots(records, path.parent / "results", label)
     records_link = f"results/records/{label}" if budget in ("mini", "recipe", "paper") else "records"
@@ -105,7 +108,7 @@ def write_report(records: List[Record], path: Path, budget: Optional[str]) -> No
         "",
         *what_the_numbers_mean(records, budget),
         "",
-        *(recipe_section(path.parent / "results" / "records" / RECIPE_BUDGET) + [""] if budget == "mini" else []),
+        *(recipe_section(recipe_records) + [""] if budget == "mini" and recipe_records else []),
         *_analyses(records, budget),
         "## Plots",
         "",

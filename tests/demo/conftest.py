@@ -10,8 +10,6 @@ they fail.
 """
 
 import json
-import os
-import shutil
 from pathlib import Path
 from typing import Dict, Iterator, List
 
@@ -48,17 +46,6 @@ TASK_NAMES = list(TINY_RUNS)
 BASELINE = "sst5_baseline"
 
 
-def chromium_path() -> str:
-    """The system Chromium (``ELMO_DEMO_CHROMIUM`` may name another); skips (fails on CI) when there is none."""
-    found = os.environ.get("ELMO_DEMO_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        message = "no chromium on PATH: apt-get install chromium (.ci/run installs it)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
-
-
 @pytest.fixture(scope="session")
 def demo_archives(tmp_path_factory) -> Dict[str, Path]:
     """task -> model.tar.gz of a tiny run (its folder has ``metrics.json``), and the untrained baseline."""
@@ -93,19 +80,6 @@ def demo_url(demo_models, neighbours) -> Iterator[str]:
     server.start(create_app(demo_models, neighbours, spacy_tokenizer()))
     yield server.url
     server.stop()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """Headless system Chromium under Playwright (nothing downloaded: ``executable_path``)."""
-    executable = chromium_path()
-    from playwright.sync_api import sync_playwright
-
-    playwright = sync_playwright().start()
-    launched = playwright.chromium.launch(executable_path=executable, headless=True)
-    yield launched
-    launched.close()
-    playwright.stop()
 
 
 @pytest.fixture()

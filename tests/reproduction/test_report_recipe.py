@@ -33,6 +33,6 @@ def test_a_task_without_runs_says_so():
 def test_the_mini_report_has_the_section(tmp_path, budget, shown):
     from elmo_tasks.reproduction.report import write_report
 
-    write_report([], tmp_path / "RESULTS.md", budget)
+    write_report([], tmp_path / "RESULTS.md", budget, recipe_records=tmp_path / "records" / "recipe")
     text = (tmp_path / "RESULTS.md").read_text()
     assert ("## The paper's recipe on the full data" in text) is shown

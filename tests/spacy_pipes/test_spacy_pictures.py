@@ -3,27 +3,13 @@ coreference components' output, saved as PNG files by headless Chromium."""
 
 import importlib.util
 
-import pytest
-
 from tests.conftest import ROOT
-from tests.demo.conftest import chromium_path
 from tests.spacy_pipes.conftest import TASKS
 
 spec = importlib.util.spec_from_file_location("spacy_pictures", ROOT / "scripts" / "spacy_pictures.py")
 assert spec is not None and spec.loader is not None
 pictures = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(pictures)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    executable = chromium_path()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, headless=True)
-        yield launched
-        launched.close()
 
 
 def test_each_components_drawing_is_saved(archive, browser, tmp_path):

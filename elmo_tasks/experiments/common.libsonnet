@@ -21,6 +21,10 @@
   else error 'ELMO_TASKS_DATA must be fixtures, full or substitutes, not ' + std.extVar('ELMO_TASKS_DATA'),
   full_data: $.data_mode != 'fixtures',
   substitute_data: $.data_mode == 'substitutes',
+  // Keys of the paper's recipe that the mini budget's committed runs never had: an override can change a
+  // key's value but cannot remove one, so they are set in `full` mode only and `substitutes` (the mini
+  // budget's mode) resolves to its records' configs; `-o` adds them to a `substitutes` run.
+  paper_only(fields):: if $.data_mode == 'full' then fields else {},
   shared_data: std.extVar('ELMO_TASKS_SHARED_DATA'),
   // The bundled samples of the `fixtures` mode (ELMO_TASKS_FIXTURES: `fixtures` from the checkout's root,
   // the checkout's folder by absolute path from anywhere else; elmo_tasks/config_defaults.py).

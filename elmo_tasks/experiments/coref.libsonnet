@@ -54,10 +54,8 @@ local data = if common.substitute_data then {
 
 local max_span_width = 10;
 
-// Keys of the paper's recipe that the mini budget's committed runs never had: an override can change
-// a key's value but cannot remove a key, so they are set in `full` mode only and `substitutes` (the
-// mini budget's mode) resolves to its records' configs; `-o` adds them to a `substitutes` run.
-local paper_only(fields) = if common.data_mode == 'full' then fields else {};
+// Keys of the paper's recipe the mini budget's committed runs never had: common.paper_only.
+local paper_only = common.paper_only;
 
 local reader(elmo, max_sentences) = {
   type: 'coref_reader',

@@ -75,10 +75,8 @@ local paths = {
 local data = if std.objectHas(paths, dataset) then paths[dataset]
   else error 'ELMO_TASKS_SRL_DATASET must be conll2005 or conll2012, not ' + dataset;
 
-// Keys of the paper's recipe that the mini budget's committed runs never had: an override can change
-// a key's value but cannot remove a key, so they are set in `full` mode only and `substitutes` (the
-// mini budget's mode) resolves to its records' configs; `-o` adds them to a `substitutes` run.
-local paper_only(fields) = if common.data_mode == 'full' then fields else {};
+// Keys of the paper's recipe the mini budget's committed runs never had: common.paper_only.
+local paper_only = common.paper_only;
 
 local word_dim = if full then 100 else 16;
 local predicate_dim = if full then 100 else 8;

@@ -92,7 +92,7 @@ def test_sigterm_stops_the_demo_with_one_line_and_answers_the_request_in_flight(
         url = server.stdout.readline().split(" at ")[1].split()[0]
         with ThreadPoolExecutor(1) as pool:
             in_flight = pool.submit(request, f"{url}api/mine/predict", {"sentence": "A fine film ."})
-            time.sleep(0.05)
+            time.sleep(0.5)
             server.send_signal(signal.SIGTERM)
             sent = time.monotonic()
             status, answer = in_flight.result(timeout=60)

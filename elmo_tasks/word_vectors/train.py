@@ -11,9 +11,11 @@ buckets.
 """
 
 import dataclasses
+import logging
+import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, List
+from typing import Any, Callable, Dict, Iterable, Iterator, List
 
 import numpy
 
@@ -63,12 +65,7 @@ def train_word_vectors(
     )
     start = time.perf_counter()
     _build_vocabulary(model, corpus, corpus_path, options.min_count, report)
-    model.train(
-        corpus_iterable=corpus,
-        total_examples=model.corpus_count,
-        epochs=options.epochs,
-        callbacks=[_epoch_reporter(options.epochs, report)],
-    )
+    _train_in_a_thread(model, corpus, options.epochs, report)
     seconds = time.perf_counter() - start
     keyed = model.wv
     counts = [int(keyed.get_vecattr(word, "count")) for word in keyed.index_to_key]
@@ -81,6 +78,66 @@ def train_word_vectors(
         tokens=int(model.corpus_total_words),
         seconds=seconds,
     )
+
+
+def _train_in_a_thread(model: Any, corpus: TokenizedCorpus, epochs: int, report: Callable[[str], None]) -> None:
+    """``model.train`` over ``corpus``, in a thread of its own while this one waits, so that a stop ends gensim's.
+
+    gensim trains in daemon threads running compiled code; a Ctrl-C or SIGTERM raised in the thread that
+    called ``train`` would leave them running into the interpreter's exit, which then crashes
+    (a segmentation fault after the command's last line). Here the exception reaches the waiting thread
+    instead: the corpus ends at its next sentence, gensim runs out its remaining epochs (now empty)
+    and its threads end, and only then does the exception go on.
+    """
+    stopping = threading.Event()
+    failure: Dict[str, BaseException] = {}
+
+    def train() -> None:
+        try:
+            model.train(
+                corpus_iterable=_EndsWhenSet(corpus, stopping),
+                total_examples=model.corpus_count,
+                epochs=epochs,
+                callbacks=[_epoch_reporter(epochs, lambda message: None if stopping.is_set() else report(message))],
+            )
+        except BaseException as error:  # why: re-raised in the waiting thread, whatever it is
+            failure["error"] = error
+
+    trainer = threading.Thread(target=train, name="word-vector training", daemon=True)
+    trainer.start()
+    try:
+        while trainer.is_alive():
+            trainer.join(timeout=0.2)  # the signal handlers run in this thread between waits
+    except BaseException:
+        stopping.set()
+        gensim_logger = logging.getLogger("gensim")
+        level = gensim_logger.level
+        gensim_logger.setLevel(logging.ERROR)  # the short epochs' "expected count" warnings say nothing here
+        try:
+            trainer.join(timeout=_STOP_WAIT_SECONDS)
+        finally:
+            gensim_logger.setLevel(level)
+        raise
+    if "error" in failure:
+        raise failure["error"]
+
+
+# How long a stop waits for gensim's threads: they end within one batch (10,000 words) of the corpus ending.
+_STOP_WAIT_SECONDS = 30.0
+
+
+class _EndsWhenSet:
+    """``corpus`` read again on each iteration, ending early once ``stopping`` is set."""
+
+    def __init__(self, corpus: Iterable[List[str]], stopping: threading.Event) -> None:
+        self.corpus = corpus
+        self.stopping = stopping
+
+    def __iter__(self) -> Iterator[List[str]]:
+        for sentence in self.corpus:
+            if self.stopping.is_set():
+                return
+            yield sentence
 
 
 def _build_vocabulary(

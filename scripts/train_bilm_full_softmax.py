@@ -9,7 +9,10 @@ files are read too; name a file twice to read it twice as often), and writes the
 ``--output`` after every evaluation, with ``training_log.jsonl`` (one line per evaluation: tokens,
 training loss, learning rate, the held-out texts' exact perplexity).
 
-    python scripts/train_bilm_full_softmax.py --start elmo_tasks/pretrained/bilm_small \\
+It imports ``elmo_tasks`` as any script does: installed (``.venv/bin/python``), or, on a machine where the
+checkout is only copied, with the checkout's root on ``PYTHONPATH``:
+
+    PYTHONPATH=. python scripts/train_bilm_full_softmax.py --start elmo_tasks/pretrained/bilm_small \\
         --train runs/bilm_corpus/train.txt --heldout wiki_99=runs/wiki_99.tok.txt \\
         --output runs/bilm_stage5 --seconds 420 --device cuda
 
@@ -22,11 +25,9 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import torch
 
-import torch  # noqa: E402
-
-from elmo_tasks.bilm.full_softmax_training import (  # noqa: E402
+from elmo_tasks.bilm.full_softmax_training import (
     BatchStream,
     Schedule,
     SentenceEncoder,
@@ -37,10 +38,10 @@ from elmo_tasks.bilm.full_softmax_training import (  # noqa: E402
     read_lines,
     train,
 )
-from elmo_tasks.bilm.model import BiLM  # noqa: E402
-from elmo_tasks.bilm.options import BilmOptions  # noqa: E402
-from elmo_tasks.bilm.softmax_file import SOFTMAX_FILE  # noqa: E402
-from elmo_tasks.bilm.weights import load_weights  # noqa: E402
+from elmo_tasks.bilm.model import BiLM
+from elmo_tasks.bilm.options import BilmOptions
+from elmo_tasks.bilm.softmax_file import SOFTMAX_FILE
+from elmo_tasks.bilm.weights import load_weights
 
 
 def _heldout(values):

@@ -81,62 +81,107 @@ def run_allennlp(env: Dict[str, str], command: List[str], log: Path, in_process:
     return time.monotonic() - start
 
 
+def config_variables(env: Dict[str, str]) -> Dict[str, str]:
+    """What ``std.extVar`` sees in the configs of a run whose variables are ``env``: as in its subprocess, the
+    run's variables over this process's environment over the config defaults (which ``allennlp`` fills in at
+    its start for the ones unset; from ROOT, ``ELMO_TASKS_FIXTURES``'s default is ``fixtures``)."""
+    from elmo_tasks.config_defaults import DEFAULTS
+
+    return {**DEFAULTS, **os.environ, **env}
+
+
 def _run_in_process(env: Dict[str, str], command: List[str], log: Path) -> None:
-    from unittest import mock
-
-    from allennlp.commands import main as allennlp_main
-
+    """Runs ``allennlp train`` or ``allennlp evaluate`` through AllenNLP's Python functions, with the run's
+    variables given to the config as external variables: this process's ``sys.argv``, environment and
+    working directory stay as they are. The paths in the commands and configs are from ROOT (the data
+    paths of the experiments, with their globs, lists and ``#`` suffixes, are not rewritten: they are
+    recorded as written), so the process must be there already."""
+    if Path.cwd().resolve() != ROOT:
+        raise RunFailed(
+            f"in-process runs read the configs' relative paths from the working directory, which is {Path.cwd()}, "
+            f"not the repository's root {ROOT}: run from there, or without --in-process: {shown(env, command)}"
+        )
     import elmo_tasks.plugin  # noqa: F401  (registers the names)
     from elmo_tasks.command_start import start_command
 
-    start_command()  # as a subprocess's allennlp command starts; its defaults outlive each run's patched environment
-
-    previous = os.getcwd()
-    os.chdir(ROOT)
+    # what a subprocess's allennlp command does at its start, less the config defaults: config_variables has them
+    start_command(config_defaults=False)
     try:
         with (
             open(log, "w", encoding="utf-8") as handle,
             contextlib.redirect_stdout(handle),
             contextlib.redirect_stderr(handle),
-            mock.patch.object(sys, "argv", ["allennlp", *command[1:]]),
-            mock.patch.dict(os.environ, env),
             logging_kept(),
         ):
-            allennlp_main(prog="allennlp")
-    except SystemExit as stop:
+            _allennlp_command(command[1:], config_variables(env))
+    except SystemExit as stop:  # a command line argparse refuses (its message is in the log)
         if stop.code not in (0, None):
             raise RunFailed(f"exit {stop.code}; see {log}: {shown(env, command)}") from None
     except Exception as error:  # noqa: BLE001 (any failure of one run is reported, the others go on)
         raise RunFailed(f"{type(error).__name__}: {error}; see {log}: {shown(env, command)}") from error
-    finally:
-        os.chdir(previous)
+
+
+def _allennlp_command(arguments: List[str], ext_vars: Dict[str, str]) -> None:
+    """``allennlp ARGUMENTS`` (train or evaluate) by AllenNLP's own parser and functions, the config read
+    with ``ext_vars`` (``allennlp train`` reads them from its environment)."""
+    from allennlp.commands import ArgumentParserWithDefaults
+    from allennlp.commands.evaluate import Evaluate, evaluate_from_args
+    from allennlp.commands.train import Train, train_model
+    from allennlp.common import Params
+
+    parser = ArgumentParserWithDefaults(prog="allennlp")
+    subcommands = parser.add_subparsers(dest="subcommand", required=True)
+    for subcommand in (Train(), Evaluate()):
+        subcommand.add_subparser(subcommands)
+    args = parser.parse_args(arguments)
+    if args.subcommand == "evaluate":
+        evaluate_from_args(args)
+        return
+    # allennlp.commands.train.train_model_from_args, with the external variables given
+    params = Params.from_file(args.param_path, args.overrides, ext_vars=ext_vars)
+    train_model(
+        params,
+        args.serialization_dir,
+        recover=args.recover,
+        force=args.force,
+        node_rank=args.node_rank,
+        dry_run=args.dry_run,
+        file_friendly_logging=args.file_friendly_logging,
+    )
 
 
 @contextlib.contextmanager
 def logging_kept() -> Iterator[None]:
-    """Gives back, after an in-process ``allennlp`` command, the logging it replaced.
+    """Gives back, after an in-process ``allennlp`` command, the logging it changed.
 
     ``allennlp train`` clears the root logger's handlers and adds its own, bound to the ``sys.stdout``
     and ``sys.stderr`` of the moment (here a run's log file, closed when the run ends) and to a file in
     the run's folder; left in place, every later log line of the process would go to a closed file.
-    The root and tqdm loggers get their handlers and level back, the command's handlers are closed,
-    and ``sys.excepthook`` (which the command also replaces) is restored."""
-    from allennlp.common.tqdm import logger as tqdm_logger
+    ``allennlp evaluate`` turns some of AllenNLP's loggers off and sets another's level. Every logger
+    that was there gets its handlers, level and switch back, the command's handlers are closed, and
+    ``sys.excepthook`` (which ``allennlp train`` also replaces) is restored."""
+    # the modules of the loggers those commands change, imported first: a logger made during the run is not saved
+    import allennlp.commands.evaluate  # noqa: F401
+    import allennlp.commands.train  # noqa: F401
+    import allennlp.common.tqdm  # noqa: F401
 
-    loggers = (logging.getLogger(), tqdm_logger)
-    saved = [(logger, list(logger.handlers), logger.level) for logger in loggers]
+    manager = logging.Logger.manager
+    loggers = [logging.getLogger()] + [node for node in manager.loggerDict.values() if isinstance(node, logging.Logger)]
+    saved = [(logger, list(logger.handlers), logger.level, logger.disabled) for logger in loggers]
     excepthook = sys.excepthook
     try:
         yield
     finally:
         sys.excepthook = excepthook
-        for logger, handlers, level in saved:
+        for logger, handlers, level, disabled in saved:
             for handler in [h for h in logger.handlers if h not in handlers]:
                 logger.removeHandler(handler)
                 handler.close()
             for handler in [h for h in handlers if h not in logger.handlers]:
                 logger.addHandler(handler)
-            logger.setLevel(level)
+            if logger.level != level:  # setLevel clears every logger's cache: only where the command changed it
+                logger.setLevel(level)
+            logger.disabled = disabled
 
 
 def git_commit() -> Dict[str, Any]:

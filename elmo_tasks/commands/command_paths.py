@@ -13,7 +13,7 @@ import json
 import os
 import tarfile
 import zlib
-from typing import Dict, Optional
+from typing import Mapping, Optional
 
 from allennlp.common.checks import ConfigurationError
 from allennlp.models import Model
@@ -21,16 +21,11 @@ from allennlp.models import Model
 from elmo_tasks.archive_errors import ARCHIVE_EXPECTED, archive_problem
 from elmo_tasks.pretrained.catalogue import PretrainedModelError, archive_path
 from elmo_tasks.safe_archives import UnsafeArchiveError, refuse_unsafe_members
+from elmo_tasks.tasks.registry import TaskView
 
-# predictor (the task) -> (what the archive holds, the commands that use it; {archive} is its path)
-TASK_COMMANDS: Dict[str, str] = {
-    "snli": "an SNLI model: use `allennlp evaluate` or `allennlp predict {archive} INPUT --predictor snli`",
-    "ner": "a NER model: use `allennlp evaluate` or `allennlp predict {archive} INPUT --predictor ner`",
-    "sst5": "an SST-5 model: use `allennlp evaluate` or `allennlp predict {archive} INPUT --predictor sst5`",
-    "srl": "an SRL model: use `allennlp srl-props` or `allennlp predict {archive} INPUT --predictor srl`",
-    "squad": "a SQuAD model: use `allennlp squad-predict` or `allennlp predict {archive} INPUT --predictor squad`",
-    "coref": "a coreference model: use `allennlp coref-conll` or `allennlp predict {archive} INPUT --predictor coref`",
-}
+# predictor (the task) -> what the archive holds and the commands that use it ({archive} is its path), from each
+# task's spec (archive_holds, archive_command in elmo_tasks/tasks/<task>/spec.py)
+TASK_COMMANDS: Mapping[str, str] = TaskView(lambda spec: spec.archive_commands)
 
 
 class CommandPathError(ValueError):
@@ -88,9 +83,9 @@ def predictor_of(model_type: str) -> Optional[str]:
 
 def describe_archive(archive_file: str, model_type: str) -> str:
     """What the archive holds, and which commands use it."""
-    predictor = predictor_of(model_type)
-    if predictor in TASK_COMMANDS:
-        return f"`{model_type}`, {TASK_COMMANDS[predictor].format(archive=archive_file)}"
+    commands = TASK_COMMANDS.get(predictor_of(model_type) or "")
+    if commands is not None:
+        return f"`{model_type}`, {commands.format(archive=archive_file)}"
     if model_type == "bilm_language_model":
         return f"`{model_type}`, a biLM language model: use `allennlp export-bilm` (then `allennlp bilm-perplexity`)"
     return f"a `{model_type}` model, not one of elmo-tasks' task models"

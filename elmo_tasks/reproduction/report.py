@@ -6,7 +6,7 @@ data (``report_recipe``), then the paper's analyses on our tasks (Table 2: which
 how they are mixed; Table 3: where ELMo goes), the plots (learned layer weights, validation
 curves, sample efficiency) and a short section per task. Re-running it on the same records gives
 the same file. It says only what its own records say: the notes kept for a budget
-(``task_notes.toml``) appear in that budget's report alone, and a report of runs on the fixtures
+(each task spec's ``report``) appear in that budget's report alone, and a report of runs on the fixtures
 says that they check the code, not the tasks.
 """
 

@@ -1,6 +1,6 @@
 """The report's "What the numbers mean": for each task, whether ELMo's gain over the baseline stands out of
 the spread between seeds, our error reduction beside the paper's, and what limits our absolute number
-(``limits`` in ``task_notes.toml``, per budget)."""
+(``limits`` in each task spec's ``report``, per budget)."""
 
 import math
 import statistics

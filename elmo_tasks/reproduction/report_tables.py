@@ -4,7 +4,7 @@ cross-validation and sample efficiency."""
 import json
 import re
 import statistics
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from elmo_tasks.reproduction.configs import config_fingerprint
 from elmo_tasks.reproduction.notes import shipped_bilm_names, task_notes
@@ -90,7 +90,7 @@ def _table_1_row(records: List[Record], task: str, budget: Optional[str]) -> str
 
 
 def analysis_table(
-    records: List[Record], table: str, paper: Dict[str, Dict[str, float]], budget: Optional[str] = "mini"
+    records: List[Record], table: str, paper: Mapping[str, Mapping[str, float]], budget: Optional[str] = "mini"
 ) -> List[str]:
     """Best validation metric (mean ± std over seeds) of the variants of one analysis, per task; without
     such runs, the command that makes them for ``budget``."""
@@ -119,7 +119,7 @@ def analysis_table(
     return lines + _paper_table(paper) if paper else lines
 
 
-def _paper_table(paper: Dict[str, Dict[str, float]]) -> List[str]:
+def _paper_table(paper: Mapping[str, Mapping[str, float]]) -> List[str]:
     lines = ["", "The paper's numbers (development sets) for the tasks it reports:", ""]
     paper_columns = list(next(iter(paper.values())))
     lines += ["| Task | " + " | ".join(paper_columns) + " |", "|---" * (len(paper_columns) + 1) + "|"]

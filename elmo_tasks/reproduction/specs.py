@@ -1,7 +1,8 @@
 """What a reproduction task is made of, as frozen dataclasses: its budgets, analysis variants and splits.
 
-The six tasks themselves are in :mod:`elmo_tasks.reproduction.tasks`; what the report says about them
-(titles, notes) is in ``task_notes.toml`` beside this file (:mod:`elmo_tasks.reproduction.notes`).
+Each task's :class:`TaskSpec` is the ``reproduction`` of its spec (``elmo_tasks/tasks/<task>/spec.py``), built
+from the budgets and variants every task shares (:mod:`elmo_tasks.reproduction.tasks`), beside what the
+report says about it (:mod:`elmo_tasks.reproduction.notes`).
 """
 
 from dataclasses import dataclass, field
@@ -111,6 +112,9 @@ class TaskSpec:
     bilm_finetuning: Mapping[str, Overrides] = field(default_factory=dict)  # per budget, for bilm_finetune.jsonnet
     lm_text: Optional[str] = None  # the module whose write_lm_text gives the fine-tuning text
     sample_efficiency: Optional[SampleEfficiency] = None
+    # The paper's Table 2 (which layers) and Table 3 (where ELMo goes) numbers, development sets, by column.
+    paper_layers: Mapping[str, float] = field(default_factory=dict)
+    paper_placement: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def default_split(self) -> Optional[str]:

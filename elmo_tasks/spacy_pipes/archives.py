@@ -77,7 +77,7 @@ def check_task(model: str, model_type: str, component: str, task: str) -> None:
     if found == task:
         return
     wanted = TASK_COMMANDS[task].split(":")[0]
-    if found in TASK_COMMANDS:
+    if found is not None and found in TASK_COMMANDS:
         held = f"{TASK_COMMANDS[found].split(':')[0]} (`{model_type}`)"
     else:
         held = f"a `{model_type}` model, not one of elmo-tasks' task models"

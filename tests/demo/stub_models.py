@@ -8,7 +8,7 @@ from elmo_tasks.demo.app import create_app
 from elmo_tasks.demo.archive_info import ArchiveScores
 from elmo_tasks.demo.loaded_models import LoadedModel
 from elmo_tasks.demo.server import DemoServer
-from elmo_tasks.demo.tasks import TASKS
+from elmo_tasks.demo.tasks import TASK_BY_PREDICTOR
 
 
 class StubPredictor:
@@ -46,7 +46,7 @@ class StubPredictor:
 
 def stub_model(name: str, predictor: StubPredictor) -> LoadedModel:
     """A served model (as the NER task, for its page) whose predictor is ``predictor``."""
-    return LoadedModel(name, TASKS[0], "stub.tar.gz", "stub", predictor, [], ArchiveScores(None), [])  # type: ignore
+    return LoadedModel(name, TASK_BY_PREDICTOR["ner"], "stub.tar.gz", "stub", predictor, [], ArchiveScores(None), [])  # type: ignore
 
 
 def serve_stubs(predictors: Dict[str, StubPredictor], **options: Any) -> DemoServer:

@@ -118,7 +118,7 @@ def differences(expected: Any, actual: Any, where: str = "") -> List[str]:
 
 #: The cases pinned per task: name -> (experiment, overrides, seed). The experiments' own fixture sizes
 #: are small enough; SNLI's ELMo config has ELMo at the input only in fixture mode, so its input-and-output
-#: variant (the paper's, ``elmo_input_output`` in elmo_tasks/reproduction/tasks.py) is pinned too.
+#: variant (the paper's, ``elmo_input_output`` in elmo_tasks/tasks/snli/spec.py) is pinned too.
 CASES: Dict[str, Dict[str, Tuple[str, Dict[str, Any], int]]] = {
     "snli": {
         "baseline": ("snli_baseline.jsonnet", {}, 7),

@@ -7,7 +7,8 @@
 2. the thread policy (:func:`elmo_tasks.threads.apply_thread_policy`): one torch thread unless
    ``OMP_NUM_THREADS`` says otherwise;
 3. one-line errors for a user's bad file (:func:`elmo_tasks.input_errors.install_input_error_lines`);
-4. safe archive extraction in AllenNLP (:func:`elmo_tasks.safe_archives.install_safe_extraction`);
+4. safe archive extraction in AllenNLP (:func:`elmo_tasks.safe_archives.install_safe_extraction`), and
+   archives written whole (:func:`elmo_tasks.whole_archive.install_whole_archives`);
 5. the ELMo drop-in switch, ``ELMO_TASKS_REPLACE_ALLENNLP_ELMO``
    (:func:`elmo_tasks.modules.allennlp_compat.apply_environment_switch`);
 6. shipped models by name in AllenNLP's ``load_archive``: ``elmo_tasks:pretrained/ner``
@@ -62,8 +63,10 @@ def start_command(config_defaults: bool = True) -> None:
     from elmo_tasks.modules.allennlp_compat import apply_environment_switch
     from elmo_tasks.pretrained.catalogue import install_model_names
     from elmo_tasks.safe_archives import install_safe_extraction
+    from elmo_tasks.whole_archive import install_whole_archives
 
     install_safe_extraction()  # AllenNLP extracts model archives unchecked (docs/ARCHIVE_SAFETY.md)
+    install_whole_archives()  # and writes model.tar.gz in place (a full disk or a kill left it cut short)
     apply_environment_switch()
     install_model_names()
     search_jsonnet_library(str(LIBRARY))

@@ -140,9 +140,18 @@ def user_file_errors() -> Tuple[Type[BaseException], ...]:
     from elmo_tasks.data_file_error import DataFileError
     from elmo_tasks.safe_archives import UnsafeArchiveError
     from elmo_tasks.vocabulary_files import VocabularyFileError
+    from elmo_tasks.whole_archive import ArchiveWriteError
     from elmo_tasks.word_vectors.errors import WordVectorsError
 
-    return (BilmError, DataFileError, WordVectorsError, ArchiveFileError, VocabularyFileError, UnsafeArchiveError)
+    return (
+        BilmError,
+        DataFileError,
+        WordVectorsError,
+        ArchiveFileError,
+        VocabularyFileError,
+        UnsafeArchiveError,
+        ArchiveWriteError,
+    )
 
 
 def failure_explained(error: BaseException, traceback: Optional[TracebackType]) -> Optional[str]:

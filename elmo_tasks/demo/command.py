@@ -118,7 +118,8 @@ def run(args: argparse.Namespace) -> None:
         _fail(f"cannot listen on {args.host}:{args.port} ({error.strerror or error}); choose another --port or --host")
     # On SIGINT/SIGTERM uvicorn stops accepting, answers the requests in flight, then raises the signal
     # again for its caller: here that ends the command with one line and status 0 (before, AllenNLP's
-    # SIGTERM handler made it a traceback). A signal while the models load ends it the same way.
+    # SIGTERM handler made it a traceback). A signal while the models load ends it the same way. Either
+    # way server.close() answers 503 to the connections still queued (they were reset before).
     try:
         with stopped_with_one_line("elmo-demo", "nothing is served any more (start it again to serve)", 0):
             started = time.time()
@@ -137,5 +138,5 @@ def run(args: argparse.Namespace) -> None:
             sys.stdout.flush()
             server.serve(app)
     finally:
-        server.socket.close()
+        server.close()
     print("elmo-demo: stopped", file=sys.stderr)

@@ -5,8 +5,15 @@ loaded, and that port 0 (any free port, for tests and scripts) gives a URL that 
 the server runs. The socket listens at once: a client that connects while the models load waits
 for its answer instead of being refused. uvicorn runs with its plain-Python HTTP parser (h11) and without its logging
 setup, so the process's logging stays as ``allennlp`` configured it.
+
+uvicorn closes the socket it is given when it stops, and closing a listening socket resets every
+connection still queued on it (made while the models loaded, or while uvicorn finished the requests in
+flight): the client sees "connection reset" and cannot tell a stopped demo from a crash. So uvicorn gets
+a duplicate, the listening socket stays open until :meth:`DemoServer.close`, and ``close`` first answers
+each queued connection with 503 and one JSON line saying the demo stopped.
 """
 
+import json
 import socket
 import threading
 import time
@@ -14,6 +21,21 @@ from typing import Optional
 
 import uvicorn
 from fastapi import FastAPI
+
+#: How long :meth:`DemoServer.close` spends answering queued connections, all of them together, and one of them.
+REFUSING_SECONDS = 5.0
+_ONE_REFUSAL_SECONDS = 1.0
+_STOPPED_BODY = json.dumps(
+    {
+        "error": "the demo server is stopping (SIGTERM or Ctrl-C) and answers no more requests; try again once it is "
+        "started again"
+    }
+).encode("utf-8")
+STOPPED_ANSWER = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+    + f"Content-Length: {len(_STOPPED_BODY)}\r\nConnection: close\r\n\r\n".encode("ascii")
+    + _STOPPED_BODY
+)
 
 
 class DemoServer:
@@ -41,8 +63,8 @@ class DemoServer:
         return f"http://{host}:{self.port}/"
 
     def serve(self, app: FastAPI) -> None:
-        """Serve ``app`` until interrupted (Ctrl-C) or :meth:`stop`."""
-        self._make_server(app).run(sockets=[self.socket])
+        """Serve ``app`` until interrupted (Ctrl-C) or :meth:`stop`; then :meth:`close` answers what is queued."""
+        self._make_server(app).run(sockets=[self.socket.dup()])  # uvicorn closes it; self.socket keeps listening
 
     def _make_server(self, app: FastAPI) -> uvicorn.Server:
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=5)
@@ -52,7 +74,7 @@ class DemoServer:
     def start(self, app: FastAPI, timeout: float = 30.0) -> "DemoServer":
         """Serve ``app`` in a background thread; returns once the server accepts connections."""
         server = self._make_server(app)
-        self._thread = threading.Thread(target=server.run, args=([self.socket],), name="elmo-demo", daemon=True)
+        self._thread = threading.Thread(target=server.run, args=([self.socket.dup()],), name="elmo-demo", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + timeout
         while not server.started:
@@ -62,10 +84,43 @@ class DemoServer:
         return self
 
     def stop(self) -> None:
-        """Stop a server started with :meth:`start` and wait for its thread."""
+        """Stop a server started with :meth:`start`, wait for its thread, then :meth:`close`."""
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=30)
             self._thread = None
-        self.socket.close()
+        self.close()
+
+    def close(self) -> None:
+        """Stop listening, after answering each connection still queued with 503 (for at most
+        ``REFUSING_SECONDS`` in all); a connection made after that is refused by the system, as for any
+        port nothing listens on. Calling it again does nothing."""
+        if self.socket.fileno() == -1:
+            return
+        deadline = time.monotonic() + REFUSING_SECONDS
+        try:
+            self.socket.setblocking(False)
+            while time.monotonic() < deadline:
+                try:
+                    connection, _ = self.socket.accept()
+                except OSError:  # BlockingIOError: none queued any more
+                    break
+                _answer_stopped(connection, deadline)
+        finally:
+            self.socket.close()
+
+
+def _answer_stopped(connection: socket.socket, deadline: float) -> None:
+    """Sends the 503 answer and closes ``connection`` without resetting it: what the client sent is read
+    until it closes its side (or the time is up), since closing with unread data would send a reset that
+    can discard the answer before the client reads it."""
+    with connection:
+        connection.settimeout(max(0.05, min(_ONE_REFUSAL_SECONDS, deadline - time.monotonic())))
+        try:
+            connection.sendall(STOPPED_ANSWER)
+            connection.shutdown(socket.SHUT_WR)
+            while connection.recv(65536):
+                pass
+        except OSError:  # the client went away or kept silent: nothing more to do for it
+            pass

@@ -42,6 +42,13 @@ needs them while the others wait. Progress (which run, how many are left, elapse
 and the last lines give each asked task's test metrics from the records, as the report's Table 1:
 ``ner smoke: baseline F1 5.00, ELMo F1 0.00 (test, 1 seed each)``.
 
+Ctrl-C or ``kill`` (SIGINT, SIGTERM) ends the harness within seconds with one line, ``reproduce.py:
+stopped by SIGTERM; ...``, saying which run it stopped and that running the same command again goes on
+(exit status 130 / 143): the ``allennlp`` command under way is killed with it, the stopped run keeps
+its folder (checkpoints, for ``--recover``) but gets no record (one being written is never left half
+written), and the run's lock is freed. The runs recorded before are reused when the command is run
+again, and the stopped one is resumed or trained again.
+
 ``--ship`` trains nothing: of each task's ``elmo`` runs (or the one variant ``--variants`` names) recorded
 in the budget, the one with the best validation score becomes the task's shipped model,
 ``elmo_tasks/pretrained/TASK/``, loadable as ``elmo_tasks:pretrained/TASK`` (elmo_tasks/reproduction/shipping.py,
@@ -67,6 +74,7 @@ from elmo_tasks.reproduction.report_values import metrics_line
 from elmo_tasks.reproduction.runner import run_one
 from elmo_tasks.reproduction.stopping_rule import reused_rule
 from elmo_tasks.reproduction.tasks import BUDGETS, TASKS
+from elmo_tasks.stopping import CommandStopped, stopped_with_one_line
 from elmo_tasks.wording import counted
 
 
@@ -198,18 +206,49 @@ def _settings_of(record: Record) -> Tuple[Optional[str], Optional[str]]:
     return record.get("config_sha256"), record.get("bilm_weights_sha256")
 
 
-def run_jobs(plan: Plan, jobs: List[Job]) -> List[str]:
-    """Runs every job in turn; a failed run is reported and the others go on. The failures, one line each."""
+class Underway:
+    """Where the harness is (the run under way, the runs done), for the line that a stop prints."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done = total, 0
+        self.run: Optional[str] = None
+        self.report: Optional[str] = None
+
+    def stop_outcome(self) -> str:
+        """What became of the work and what to run next, when SIGINT or SIGTERM arrives now."""
+        done = f"{self.done} of {counted(self.total, 'run')} done"
+        again = "run the same command again: the runs done are reused"
+        if self.run is not None:
+            return (
+                f"the run {self.run} was stopped before its record (its checkpoints, if any, are kept to resume "
+                f"from); {done}; {again} and this one goes on"
+            )
+        if self.report is not None:
+            return f"every run is done and recorded; {self.report} was not rewritten; {again}"
+        if self.done == 0:  # still planning
+            return "no run was started; run the same command again"
+        return f"{done}; {again}"
+
+
+def run_jobs(plan: Plan, jobs: List[Job], underway: Optional[Underway] = None) -> List[str]:
+    """Runs every job in turn; a failed run is reported and the others go on. The failures, one line each.
+    ``underway`` is kept told which run is under way."""
     failures: List[str] = []
     progress = Progress(len(jobs))
+    underway = underway or Underway(len(jobs))
     for job in jobs:
+        name = TASKS[job.task].run_name(job.split, job.seed_index)
+        underway.run = f"{job.task} {job.variant} {name}"
         try:
             run_one(plan, job, progress)
         except RunFailed as failure:
+            if isinstance(failure.__cause__, CommandStopped):  # a stop that a broad `except` took for a failure
+                raise failure.__cause__ from None
             progress.failed()
-            name = TASKS[job.task].run_name(job.split, job.seed_index)
             failures.append(f"{job.task} {job.variant} {name}: {failure}")
             say(f"FAILED {failures[-1]}")
+        underway.run = None
+        underway.done += 1
     return failures
 
 
@@ -249,8 +288,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.ship:
         start_command()  # it loads and evaluates models in this process
         return ship_tasks(plan, tasks)
-    jobs = plan.jobs(tasks)
-    failures = [] if args.report_only else run_jobs(plan, jobs)
+    underway = Underway(0)
+    # SIGINT / SIGTERM: the clean-up below runs (the allennlp command under way is killed, a record half
+    # written is removed, the run's lock freed), then one line and exit 130 / 143
+    with stopped_with_one_line("reproduce.py", underway.stop_outcome):
+        jobs = plan.jobs(tasks)
+        underway.total = 0 if args.report_only else len(jobs)
+        failures = [] if args.report_only else run_jobs(plan, jobs, underway)
+        underway.report = str(plan.results)
+        return _report(plan, tasks, jobs, failures)
+
+
+def _report(plan: Plan, tasks: List[str], jobs: List[Job], failures: List[str]) -> int:
+    """Writes the report from the records and prints the summary; the exit status."""
+    args = plan.args
     try:
         records = load_records(plan.records_dir)
     except RecordError as error:  # the report needs every record: one line, as argparse ends a bad command line

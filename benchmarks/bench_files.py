@@ -20,10 +20,13 @@ def start_like_a_command() -> None:
     """What a command of the measured checkout does at its start (the config defaults the experiments
     read, the thread policy): checkouts since 2026-11-29 do it in ``elmo_tasks.command_start``, earlier
     ones when the plugin was imported (then there is nothing to do)."""
-    try:
-        from elmo_tasks.command_start import start_command
-    except ImportError:
+    import elmo_tasks
+
+    # not an import attempt: the editable install's finder would find this checkout's module for an older one
+    if not os.path.exists(os.path.join(os.path.dirname(elmo_tasks.__file__), "command_start.py")):
         return
+    from elmo_tasks.command_start import start_command
+
     start_command()
 
 

@@ -53,6 +53,12 @@ def main() -> None:
     parser.add_argument("--overrides", default="{}", help="config overrides on top of the mini budget's, JSON")
     parser.add_argument("--json", help="append the result as one json line to this file")
     parser.add_argument("--profile", action="store_true", help="print torch.profiler's top operators")
+    parser.add_argument(
+        "--ner-ab",
+        action="store_true",
+        help="NER: alternate our shortcuts and AllenNLP's computations (ner_speedups.py)",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="--ner-ab's alternations")
     args = parser.parse_args()
     if os.environ.get("ELMO_TASKS_DATA") != "full":
         sys.exit("set ELMO_TASKS_DATA=full (and ELMO_TASKS_SHARED_DATA to the data folder): it times real batches")
@@ -74,7 +80,7 @@ def main() -> None:
 
     if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(args.code_root)):
         sys.exit(f"elmo_tasks was imported from {elmo_tasks.__file__}, not from {args.code_root}")
-    os.chdir(ROOT)  # the configs' relative paths
+    os.chdir(os.path.abspath(args.code_root))  # its own experiments, and the relative paths in them
     overrides: Dict[str, Any] = {**SPECS[args.task].budgets["mini"].overrides, **json.loads(args.overrides)}
     config = Params.from_file(f"experiments/{args.task}_{args.variant}.jsonnet", json.dumps(overrides))
     config = config.as_dict(quiet=True)
@@ -108,6 +114,16 @@ def main() -> None:
         optimizer.step()
         return float(loss)
 
+    if args.ner_ab:
+        from ner_speedups import compare
+
+        for batch in batches:  # the biLM's layer cache warm, as in every epoch after the first
+            step(batch)
+        append_result(
+            args.json,
+            {"task": args.task, "variant": args.variant, **compare(model, optimizer, batches, step, args.rounds)},
+        )
+        return
     if args.cold:
         step(batches[0])  # one step's one-off costs; the other batches are new to the biLM
         batches = batches[1:]

@@ -15,12 +15,16 @@ from allennlp.data import TextFieldTensors, Vocabulary
 from allennlp.models.model import Model
 from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder, TimeDistributed
 from allennlp.modules.conditional_random_field import ConditionalRandomField, allowed_transitions
+from allennlp.modules.token_embedders import TokenCharactersEncoder
 from allennlp.nn import InitializerApplicator, RegularizerApplicator
 from allennlp.nn.util import get_text_field_mask
 
+from elmo_tasks.modules.distinct_words import encode_each_distinct_word_once
+from elmo_tasks.tasks.ner.crf_likelihood import crf_log_likelihood
 from elmo_tasks.tasks.ner.metric import DistributedSpanBasedF1Measure
 from elmo_tasks.tasks.ner.names import NAMES, OLD_MODEL
 from elmo_tasks.tasks.ner.tags import bioul_to_iob1, entities
+from elmo_tasks.tasks.ner.viterbi import allowed_matrix, viterbi_paths
 from elmo_tasks.tasks.registration import register_task_model
 
 LOSS_REDUCTIONS = ("sum", "mean")
@@ -57,6 +61,8 @@ class ElmoCrfTagger(Model):
     Outputs: ``logits``, ``mask`` and, whenever decoded, ``tags`` (the Viterbi path of each
     sentence, tag ids; tag strings after ``make_output_human_readable``).
     """
+
+    allowed_transitions: torch.Tensor  # a buffer: which tag may follow which, start and end included
 
     def __init__(
         self,
@@ -97,6 +103,9 @@ class ElmoCrfTagger(Model):
         self.label_encoding = label_encoding
         self.decode_during_training = decode_during_training
         self.text_field_embedder = text_field_embedder
+        for module in text_field_embedder.modules():
+            if isinstance(module, TokenCharactersEncoder):
+                encode_each_distinct_word_once(module)  # the same outputs, a fraction of the work
         self.encoder = encoder
         self.dropout = torch.nn.Dropout(dropout)
         self.feedforward = feedforward
@@ -109,11 +118,12 @@ class ElmoCrfTagger(Model):
             )
         self.num_tags = len(labels)
         self.tag_projection = TimeDistributed(torch.nn.Linear(hidden_dim, self.num_tags))
+        allowed = allowed_transitions(label_encoding, labels)
         self.crf = ConditionalRandomField(
-            self.num_tags,
-            constraints=allowed_transitions(label_encoding, labels),
-            include_start_end_transitions=include_start_end_transitions,
+            self.num_tags, constraints=allowed, include_start_end_transitions=include_start_end_transitions
         )
+        # the same constraints for the batched Viterbi (not saved: archives keep the CRF's own)
+        self.register_buffer("allowed_transitions", allowed_matrix(allowed, self.num_tags), persistent=False)
         # summed over the workers in distributed training (AllenNLP's SpanBasedF1Measure refuses to)
         self.span_f1 = DistributedSpanBasedF1Measure(
             vocab, tag_namespace=label_namespace, label_encoding=label_encoding
@@ -176,10 +186,10 @@ class ElmoCrfTagger(Model):
         logits = self.tag_projection(encoded)
         output: Dict[str, Any] = {"logits": logits, "mask": mask}
         if tags is not None:
-            summed = -self.crf(logits, tags, mask)
+            summed = -crf_log_likelihood(self.crf, logits, tags, mask)  # self.crf's likelihood, faster
             output["loss"] = summed / logits.size(0) if self.loss_reduction == "mean" else summed
         if not self.training or self.decode_during_training:
-            best_paths: List[List[int]] = [path for path, _score in self.crf.viterbi_tags(logits, mask)]  # type: ignore[misc]  # why: without top_k each item is (path, score)
+            best_paths = viterbi_paths(self.crf, self.allowed_transitions, logits, mask)  # crf.viterbi_tags' paths
             output["tags"] = best_paths
             if tags is not None:
                 self.span_f1(self._one_hot_paths(logits, best_paths), tags, mask)

@@ -284,3 +284,29 @@ class TestNerModelCase(ExperimentModelTestCase):
     @pytest.mark.parametrize("variant", ["baseline", "elmo"])
     def test_train_save_load_and_batch_consistency(self, variant):
         self.check_experiment(f"ner_{variant}.jsonnet", TINY_NER)
+
+
+def test_training_loss_is_the_crfs_negative_log_likelihood():
+    """The model trains on its CRF's likelihood (computed by crf_likelihood, faster): the same loss as
+    AllenNLP's ``crf(logits, tags, mask)`` on the model's own logits, and the same gradients to rounding."""
+    reader = _reader()
+    instances = _instances(reader, TRAIN)[:8]
+    vocab = Vocabulary.from_instances(instances)
+    torch.manual_seed(3)
+    model = Model.from_params(vocab=vocab, params=_model_params(False))
+    model.eval()  # no dropout: the two computations see the same logits
+    batch = Batch(instances)
+    batch.index_instances(vocab)
+    tensors = batch.as_tensor_dict()
+    output = model(**tensors)
+    output["loss"].backward()
+    ours = [parameter.grad.clone() for parameter in model.parameters() if parameter.grad is not None]
+    model.zero_grad()
+    again = model(**tensors)
+    theirs_loss = -model.crf(again["logits"], tensors["tags"], again["mask"])
+    theirs_loss.backward()
+    theirs = [parameter.grad.clone() for parameter in model.parameters() if parameter.grad is not None]
+    assert torch.allclose(output["loss"], theirs_loss, rtol=1e-6, atol=0)
+    assert len(ours) == len(theirs) > 0
+    for our_gradient, their_gradient in zip(ours, theirs, strict=True):
+        assert torch.allclose(our_gradient, their_gradient, rtol=1e-4, atol=1e-5)

@@ -4,11 +4,12 @@ import contextlib
 import logging
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import IO, Any, Dict, Iterator, List
 
 # The repository whose experiments/ the runs train (this file is elmo_tasks/reproduction/commands.py).
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,12 +74,48 @@ def run_allennlp(env: Dict[str, str], command: List[str], log: Path, in_process:
         _run_in_process(env, command, log)
     else:
         with open(log, "w", encoding="utf-8") as handle:
-            result = subprocess.run(
-                command, cwd=ROOT, env={**os.environ, **env}, stdout=handle, stderr=subprocess.STDOUT, check=False
-            )
-        if result.returncode != 0:
-            raise RunFailed(f"exit {result.returncode}; see {log}: {shown(env, command)}")
+            returncode = _run_subprocess(command, {**os.environ, **env}, handle)
+        if returncode != 0:
+            raise RunFailed(f"exit {returncode}; see {log}: {shown(env, command)}")
     return time.monotonic() - start
+
+
+# How long a stopped harness waits for its allennlp command to end on SIGTERM (AllenNLP's own stop, with
+# our one line about the checkpoints kept) before it kills it.
+COMMAND_STOP_SECONDS = 20.0
+
+
+def _run_subprocess(command: List[str], env: Dict[str, str], output: IO[str]) -> int:
+    """Runs ``command`` from ROOT to its end; its exit status. The command ends with the harness: on an
+    exception here (a Ctrl-C or SIGTERM of the harness) it is sent SIGTERM, and killed if it has not
+    ended within COMMAND_STOP_SECONDS; if the harness itself is killed, the kernel sends it SIGTERM."""
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, preexec_fn=_terminated_with_parent
+    )
+    try:
+        return process.wait()
+    except BaseException:
+        process.terminate()
+        try:
+            process.wait(timeout=COMMAND_STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        raise
+
+
+def _terminated_with_parent() -> None:
+    """In the child, before it runs the command: SIGTERM when the harness's process ends, even by SIGKILL
+    (Linux's PR_SET_PDEATHSIG; elsewhere nothing: a killed harness leaves its command running)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 def config_variables(env: Dict[str, str]) -> Dict[str, str]:

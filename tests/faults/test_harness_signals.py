@@ -209,6 +209,27 @@ def test_a_signal_mid_training_stops_the_harness_and_the_run_again_records_the_s
     assert _records(runs) == {"seed0": uninterrupted["seed0"]}
 
 
+def test_a_kill_mid_training_ends_its_allennlp_command_too_and_the_run_again_records_the_same(tmp_path, uninterrupted):
+    """``kill -9`` runs nothing in the harness; its allennlp command gets SIGTERM from the kernel (the
+    parent-death signal it was started with) instead of training on, orphaned, beside the next harness."""
+    runs = tmp_path / "runs"
+    process = _start(runs, 1, tmp_path)
+    _wait_for(process, tmp_path / "out.txt", r"allennlp train ")
+    time.sleep(8)  # allennlp has started and reads or trains
+    training = _children(process.pid)
+    assert training, "no allennlp command under way"
+    _stop(process, signal.SIGKILL)
+    assert process.returncode == -signal.SIGKILL
+    deadline = time.monotonic() + 30
+    while any(_running(pid) for pid in training) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_running(pid) for pid in training), "the training went on without the harness"
+    assert not (runs / "ner" / "baseline" / "seed0" / "record.json").exists()
+
+    _run_again(runs, 1)
+    assert _records(runs) == {"seed0": uninterrupted["seed0"]}
+
+
 def test_a_signal_at_start_up_ends_the_harness_with_one_line(tmp_path, uninterrupted):
     runs = tmp_path / "runs"
     process = _start(runs, 1, tmp_path, held=_HELD_PLANNING)

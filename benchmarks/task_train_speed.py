@@ -76,7 +76,7 @@ def main() -> None:
     import elmo_tasks.plugin  # noqa: F401  (registers the readers and models of this checkout)
 
     start_like_a_command()
-    from elmo_tasks.reproduction.tasks import TASKS as SPECS
+    from elmo_tasks.reproduction.task_table import TASKS as SPECS
 
     if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(args.code_root)):
         sys.exit(f"elmo_tasks was imported from {elmo_tasks.__file__}, not from {args.code_root}")

@@ -4,7 +4,7 @@ AllenNLP 2.10's ``archive_model`` (called by ``allennlp train`` when training en
 training archives its best epoch) writes ``model.tar.gz`` in place. A full disk, a kill or a Ctrl-C
 while it writes leaves a truncated archive beside the run's ``metrics.json``, which looks like a
 finished run: the reproduction harness evaluates it, and fails, every time it is run again. Through
-:class:`elmo_tasks.whole_file.WholeFile` the archive is the earlier one or the whole new one, and a
+:class:`elmo_tasks.atomic_files.WholeFile` the archive is the earlier one or the whole new one, and a
 write that fails ends with one line naming the path and the errno (:class:`ArchiveWriteError`, printed
 as one line by :mod:`elmo_tasks.input_errors`).
 
@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Union
 
-from elmo_tasks.whole_file import WholeFile, write_failure
+from elmo_tasks.atomic_files import WholeFile, write_failure
 
 # the attribute our replacement carries, so that installing twice changes nothing
 _WHOLE_MARK = "_elmo_tasks_whole_archive"

@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List
 
-from elmo_tasks.wording import counted
+from elmo_tasks.counted_nouns import counted
 
 ROOT = Path(__file__).resolve().parent.parent
 ALLENNLP = str(ROOT / ".venv" / "bin" / "allennlp")

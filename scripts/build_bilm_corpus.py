@@ -33,7 +33,7 @@ import time
 from multiprocessing import Pool
 from typing import Dict, List, Tuple
 
-from elmo_tasks.wording import counted
+from elmo_tasks.counted_nouns import counted
 
 HELD_OUT = ("wikipedia/wiki_99.txt", "news/test_00.txt")
 DEFAULT_PARTS = ("news/training_0*.txt", "news/abc", "books", "wikipedia")

@@ -116,7 +116,7 @@ def run_allennlp(*args: str, cwd: Optional[Path] = None) -> None:
 
     from allennlp.commands import main
 
-    from elmo_tasks.reproduction.commands import logging_kept
+    from elmo_tasks.reproduction.allennlp_runs import logging_kept
 
     previous = os.getcwd()
     os.chdir(cwd or ROOT)

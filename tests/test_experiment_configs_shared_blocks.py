@@ -4,7 +4,7 @@ the experiments' shared names as common.libsonnet does.
 A block copied into a task instead drifts away from the others unnoticed (a character embedding without
 its ``vocab_namespace`` was a real bug in two tasks), so the first test evaluates every task with a
 common.libsonnet whose shared functions tag what they return, and requires the tag on every task's trainer
-and loaders. The others tie the names that configs, elmo_tasks/reproduction/tasks.py and tests must agree on
+and loaders. The others tie the names that configs, elmo_tasks/reproduction/task_table.py and tests must agree on
 (where the ELMo embedder sits, the mixing-weight regex, one-layer weights sized by the biLM) to one
 definition. Resolving a config takes milliseconds; nothing here trains.
 """
@@ -27,7 +27,7 @@ from elmo_tasks.config_defaults import (
 )
 from elmo_tasks.experiments import LIBRARY
 from elmo_tasks.modules import ElmoTokenEmbedder
-from elmo_tasks.reproduction.tasks import TASKS as REPRODUCED_TASKS
+from elmo_tasks.reproduction.task_table import TASKS as REPRODUCED_TASKS
 from tests.conftest import OPTIONS_FILE, WEIGHT_FILE
 
 EXPERIMENTS = LIBRARY  # the blocks the experiments import (elmo_tasks/experiments)
@@ -131,7 +131,7 @@ def test_python_spells_the_shared_names_as_common_libsonnet():
 @pytest.mark.parametrize("data", ["fixtures", "full"])
 @pytest.mark.parametrize("task", TASKS)
 def test_the_elmo_embedder_sits_where_the_overrides_expect_it(task, data):
-    """The reproduction's analysis variants (elmo_tasks/reproduction/tasks.py) override keys under it."""
+    """The reproduction's analysis variants (elmo_tasks/reproduction/task_table.py) override keys under it."""
     elmo = _task_config(task, True, data)
     embedder = _at(elmo, ELMO_EMBEDDER_PATH)
     assert embedder["type"] == "fast_elmo"

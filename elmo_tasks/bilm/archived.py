@@ -22,11 +22,11 @@ import shutil
 from pathlib import Path
 from typing import Optional
 
+from elmo_tasks.atomic_files import WholeFile
 from elmo_tasks.bilm.errors import BilmError
 from elmo_tasks.bilm.model import BiLM
 from elmo_tasks.bilm.references import is_package_reference, resolve_bilm_file
 from elmo_tasks.bilm.weights import load_bilm
-from elmo_tasks.whole_file import WholeFile
 
 logger = logging.getLogger(__name__)
 

@@ -24,9 +24,9 @@ from elmo_tasks.bilm.sentence_file import (
     refuse_same_file,
 )
 from elmo_tasks.cli_options import add_option, add_thread_options
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.stopping import stopped_with_one_line
 from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_workers
-from elmo_tasks.wording import counted
 
 # Line numbers of skipped empty lines the summary shows (all of them are in the output file).
 SHOWN_SKIPPED_LINES = 10

@@ -16,12 +16,12 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 import torch
 
+from elmo_tasks.atomic_files import FirstWriteFailure, WholeFile, failed_write_errno, write_failure
 from elmo_tasks.bilm.characters import batch_to_ids
 from elmo_tasks.bilm.errors import BilmError
 from elmo_tasks.bilm.model import BiLM
 from elmo_tasks.bilm.sentence_file import Tokenizer, read_sentences, refuse_same_file
 from elmo_tasks.bilm.workers import ordered_map
-from elmo_tasks.whole_file import FirstWriteFailure, WholeFile, failed_write_errno, write_failure
 
 Line = Tuple[int, str, List[str]]
 

@@ -16,10 +16,10 @@ from typing import Callable, List
 
 from elmo_tasks.bilm.raw_text import RawTextSentences, check_reading_settings
 from elmo_tasks.cli_options import CommandError, add_option, add_thread_options
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
 from elmo_tasks.stopping import stopped_with_one_line
 from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_workers, usable_cores
-from elmo_tasks.wording import counted
 
 _fail = CommandError("bilm-perplexity")
 # How the training recipe's reader decodes a line that is not UTF-8 (experiments/bilm_small.jsonnet).

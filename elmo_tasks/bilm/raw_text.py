@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Generic, Iterable, Iterator, List, Optional, Sequence, TypeVar
 
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.data_file_error import DataFileError
-from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, List, Optional, Tuple
 
 from elmo_tasks.bilm.errors import BilmError
-from elmo_tasks.wording import counted
+from elmo_tasks.counted_nouns import counted
 
 Tokenizer = Callable[[str], List[str]]
 

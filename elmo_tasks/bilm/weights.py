@@ -12,11 +12,11 @@ from typing import Any, Dict, Iterator, Optional, Tuple
 import numpy as np
 import torch
 
+from elmo_tasks.atomic_files import FirstWriteFailure
 from elmo_tasks.bilm.errors import WeightFileError
 from elmo_tasks.bilm.model import BiLM
 from elmo_tasks.bilm.options import BilmOptions
 from elmo_tasks.bilm.references import resolve_bilm_file
-from elmo_tasks.whole_file import FirstWriteFailure
 
 _LSTM = "RNN_{d}/RNN/MultiRNNCell/Cell{l}/LSTMCell/"
 

@@ -14,4 +14,4 @@ from elmo_tasks.commands import (  # noqa: F401
     srl_props,
     srl_score,
 )
-from elmo_tasks.demo import command as elmo_demo  # noqa: F401  (`elmo-demo` lives with the demo, elmo_tasks/demo)
+from elmo_tasks.demo import serve_command as elmo_demo  # noqa: F401  (`elmo-demo` lives with the demo, elmo_tasks/demo)

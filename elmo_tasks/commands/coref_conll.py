@@ -26,18 +26,18 @@ from allennlp.common.tqdm import Tqdm
 from allennlp.data import DatasetReader
 
 from elmo_tasks.archive_errors import ArchiveFileError, load_model_archive
+from elmo_tasks.atomic_files import WholeFile
 from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.coref_score import report, score_files
 from elmo_tasks.commands.registration import register_command
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.stopping import stopped_with_one_line
 from elmo_tasks.tasks.coref.conll import coref_cells, parse_conll_lines, replace_last_column
 from elmo_tasks.tasks.coref.metric import ResponseRejected
 from elmo_tasks.tasks.coref.predictor import MAX_DOCUMENT_TOKENS, MAX_PADDED_TOKENS, check_document_size
 from elmo_tasks.tasks.data_files import DataFileError, read_lines
 from elmo_tasks.tasks.input_limits import InputTooLong
-from elmo_tasks.whole_file import WholeFile
-from elmo_tasks.wording import counted
 
 _fail = CommandError("coref-conll")
 

@@ -16,6 +16,7 @@ from typing import Dict, List, Tuple
 
 from elmo_tasks.cli_options import CommandError
 from elmo_tasks.commands.registration import register_command
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.tasks.coref.conll import ConllDocument, read_conll_documents
 from elmo_tasks.tasks.coref.metric import (
     METRICS,
@@ -27,7 +28,6 @@ from elmo_tasks.tasks.coref.metric import (
     summary_line,
 )
 from elmo_tasks.tasks.data_files import DataFileError
-from elmo_tasks.wording import counted
 
 _fail = CommandError("coref-score")
 

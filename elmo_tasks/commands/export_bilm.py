@@ -5,12 +5,12 @@ import os
 from typing import List
 
 from elmo_tasks.archive_errors import ArchiveFileError, load_model_archive
+from elmo_tasks.atomic_files import failed_write_errno, write_failure
 from elmo_tasks.bilm.errors import WeightFileError
 from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, archive_model_type, check_output_folder
 from elmo_tasks.commands.registration import register_command
 from elmo_tasks.stopping import stopped_with_one_line
-from elmo_tasks.whole_file import failed_write_errno, write_failure
 
 _fail = CommandError("export-bilm")
 

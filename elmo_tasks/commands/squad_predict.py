@@ -17,9 +17,11 @@ from allennlp.data import Instance
 from allennlp.predictors import Predictor
 
 from elmo_tasks.archive_errors import ArchiveFileError, load_model_archive
+from elmo_tasks.atomic_files import WholeFile, write_failure
 from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.registration import register_command
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.stopping import stopped_with_one_line
 from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.tasks.data_selection import DataPathError
@@ -29,8 +31,6 @@ from elmo_tasks.tasks.squad.metric import metric_line, score_predictions
 from elmo_tasks.tasks.squad.names import PREDICTOR
 from elmo_tasks.tasks.squad.predictor import SquadQaPredictor
 from elmo_tasks.tasks.squad.reader import iter_questions
-from elmo_tasks.whole_file import WholeFile, write_failure
-from elmo_tasks.wording import counted
 
 _fail = CommandError("squad-predict")
 

@@ -12,8 +12,8 @@ import json
 from elmo_tasks.cli_options import CommandError
 from elmo_tasks.commands.registration import register_command
 from elmo_tasks.commands.squad_predict import gold_answers
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.tasks.squad.metric import metric_line, score_predictions
-from elmo_tasks.wording import counted
 
 _fail = CommandError("squad-score")
 

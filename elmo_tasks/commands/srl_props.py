@@ -10,16 +10,16 @@ from typing import TextIO
 from allennlp.common.tqdm import Tqdm
 
 from elmo_tasks.archive_errors import ArchiveFileError, load_model_archive
+from elmo_tasks.atomic_files import WholeFile
 from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.registration import register_command
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.stopping import stopped_with_one_line
 from elmo_tasks.tasks.srl.metric import SrlCounts, metric_line
 from elmo_tasks.tasks.srl.props import write_props
 from elmo_tasks.tasks.srl.reader import FORMATS, read_srl_sentences
 from elmo_tasks.tasks.srl.sentence_prediction import predict_sentences
-from elmo_tasks.whole_file import WholeFile
-from elmo_tasks.wording import counted
 
 _fail = CommandError("srl-props")
 

@@ -27,8 +27,8 @@ from elmo_tasks.demo.bilm_neighbours import BilmNeighbours
 from elmo_tasks.demo.bilm_query import EXAMPLE as BILM_EXAMPLE
 from elmo_tasks.demo.bilm_query import answer_query
 from elmo_tasks.demo.loaded_models import LoadedModel
+from elmo_tasks.demo.prediction_workers import MAX_WAITING, ModelRunner
 from elmo_tasks.demo.request_json import MAX_REQUEST_BYTES, ApiError, read_json_body
-from elmo_tasks.demo.runner import MAX_WAITING, ModelRunner
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 logger = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from allennlp.models import Model
 from elmo_tasks.commands.command_paths import CommandPathError, archive_model_type, describe_archive
 from elmo_tasks.demo.archive_info import ArchiveScores, BilmFiles, archive_scores, bilm_files
 from elmo_tasks.demo.mixing_weights import LayerMix, learned_mixes
-from elmo_tasks.demo.tasks import TASKS, DemoTask, task_of_predictor
+from elmo_tasks.demo.task_pages import TASKS, DemoTask, task_of_predictor
 from elmo_tasks.pretrained.catalogue import archive_path
 from elmo_tasks.tasks.predictor_input import JsonLinesPredictor
 

@@ -11,11 +11,11 @@ import json
 from html import escape
 from typing import Any, List, Optional, Sequence, Tuple
 
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.demo.bilm_neighbours import BilmNeighbours
 from elmo_tasks.demo.loaded_models import LoadedModel
 from elmo_tasks.demo.mixing_weights import LayerMix
-from elmo_tasks.demo.tasks import FormField
-from elmo_tasks.wording import counted
+from elmo_tasks.demo.task_pages import FormField
 
 #: The query the biLM page starts with: the paper's Table 4 example, with the word to look at.
 BILM_EXAMPLE = ("Chico Ruiz made a spectacular play on Alusik 's grounder .", "play")

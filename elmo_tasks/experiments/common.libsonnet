@@ -137,7 +137,7 @@
   elmo_name: 'elmo',
   // Where every task experiment has its ELMo embedder, as a dotted key of `allennlp train -o`, e.g.
   //   -o '{"model.text_field_embedder.token_embedders.elmo.dropout": 0.5}'
-  // Python code (the analysis variants of elmo_tasks/reproduction/tasks.py, tests) has it as
+  // Python code (the analysis variants of elmo_tasks/reproduction/task_table.py, tests) has it as
   // elmo_tasks.config_defaults.ELMO_EMBEDDER_PATH; a test checks that the two agree.
   elmo_embedder_path: 'model.text_field_embedder.token_embedders.' + $.elmo_name,
 

@@ -34,7 +34,7 @@
 //   and forget gates and learns its initial state).
 // The mini budget (scripts/reproduce.py) cuts the sizes, K (50), the epochs and patience, and keeps
 // its committed records' BiLSTM (no dropout) and schedule (x 0.997 per epoch) by overrides
-// (elmo_tasks/reproduction/tasks.py); it trains in `substitutes` mode, so without the `paper_only`
+// (elmo_tasks/reproduction/task_table.py); it trains in `substitutes` mode, so without the `paper_only`
 // keys below (the dropout on the BiLSTM's outputs and on the feature embeddings).
 local common = import 'common.libsonnet';
 

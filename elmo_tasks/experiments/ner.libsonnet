@@ -15,7 +15,7 @@
 // ELMO_TASKS_DATA=fixtures (default): the bundled invented sample in fixtures/ner/, a minute or two.
 // ELMO_TASKS_DATA=full: CoNLL-2003 eng.train / eng.testa (model selection) / eng.testb (`data.test`,
 //   which scripts/reproduce.py evaluates); docs/DATA.md says where to put them. scripts/reproduce.py's
-//   mini budget cuts this recipe to a 2-core CPU with overrides (elmo_tasks/reproduction/tasks.py).
+//   mini budget cuts this recipe to a 2-core CPU with overrides (elmo_tasks/reproduction/task_table.py).
 // Sizes: one `-o` changes one size (the encoder's input size is derived from the embedder), e.g.
 //   -o '{"model.encoder.hidden_sizes": [100, 100]}'.
 local common = import 'common.libsonnet';

@@ -28,7 +28,7 @@
 //   tenth (`#holdout`; split by premise, see elmo_tasks/tasks/snli/reader.py) and reports on SNLI
 //   test. docs/DATA.md lists the files. The mini budget cuts the sizes, epochs and patience and
 //   keeps its committed records' clipping (10), trained word vectors and initialisation by
-//   overrides (elmo_tasks/reproduction/tasks.py, SNLI_MINI); ELMo's part of the recipe (`paper`
+//   overrides (elmo_tasks/reproduction/task_table.py, SNLI_MINI); ELMo's part of the recipe (`paper`
 //   below) is set in `full` mode only, so `substitutes` resolves to the committed records' ELMo:
 //   at the input only, no layer norm, no penalty on other weights, no dropout after the attention.
 // Word vectors: ELMO_TASKS_WORD_VECTORS (docs/WORD_VECTORS.md), in both variants; without it the
@@ -41,7 +41,7 @@ local full = common.full_data;
 // ELMo's part of the paper's recipe, in `full` mode only: the mini budget's overrides reach its
 // baseline too, which has no ELMo embedder or penalty to set back, and an override cannot remove
 // a key (the dropout after the attention) that its committed runs never had. `-o` sets them on a
-// `substitutes` run, e.g. the `elmo_input_output` analysis of elmo_tasks/reproduction/tasks.py.
+// `substitutes` run, e.g. the `elmo_input_output` analysis of elmo_tasks/reproduction/task_table.py.
 local paper = common.data_mode == 'full';
 local dim = if full then 300 else 32;
 // Fixture mode learns from ~3,000 pairs in a few epochs: a larger step and lighter dropout than

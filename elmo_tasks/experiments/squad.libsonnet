@@ -31,7 +31,7 @@
 //   ELMo at the input and output of the contextual GRU, without layer norm, lambda = 0, ELMo
 //   dropout 0.5. docs/PAPER.md, "SQuAD", lists each setting and what remains different.
 // scripts/reproduce.py's mini budget cuts this recipe to a 2-core CPU with overrides
-//   (elmo_tasks/reproduction/tasks.py, SQUAD_MINI): GRUs of 100, layers of 200, batches of 32,
+//   (elmo_tasks/reproduction/task_table.py, SQUAD_MINI): GRUs of 100, layers of 200, batches of 32,
 //   passages capped at 400 tokens in training, as its committed records were trained.
 // Without ELMO_TASKS_WORD_VECTORS (docs/WORD_VECTORS.md): 100-d word embeddings trained from scratch
 //   on lowercased tokens, vocabulary from the training data only.

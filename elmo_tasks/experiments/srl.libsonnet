@@ -34,7 +34,7 @@
 //   - the recurrent dropout masks the LSTM state fed back into each step (AllenNLP's alternating
 //     LSTM), where He et al.'s code also drops the same units of the output the next layer reads.
 // The mini budget (scripts/reproduce.py) cuts the layers, epochs and patience and keeps its committed
-// records' initialisation by overrides (elmo_tasks/reproduction/tasks.py); it trains in `substitutes`
+// records' initialisation by overrides (elmo_tasks/reproduction/task_table.py); it trains in `substitutes`
 // mode, so without the `paper_only` keys below (the summed loss: it averages over a sentence's words).
 // The encoder's input size is left out on purpose: the model derives it from the embedder (ELMo's
 // width depends on the biLM's options file) plus the predicate embedding.

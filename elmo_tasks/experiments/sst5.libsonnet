@@ -19,7 +19,7 @@
 // ELMO_TASKS_DATA=full: <shared_data>/sst/{train,dev}.txt; choose on dev, then report on test.txt
 //   (`data.test`, which scripts/reproduce.py evaluates); docs/DATA.md says where to put them.
 //   scripts/reproduce.py's mini budget cuts this recipe to a 2-core CPU with overrides
-//   (elmo_tasks/reproduction/tasks.py, SST5_MINI).
+//   (elmo_tasks/reproduction/task_table.py, SST5_MINI).
 // Sizes: `hidden` is the encoder's and integrator's width, `word_dim` the word vectors'; input
 //   sizes are derived by the model, so one `-o` changes one size, e.g.
 //   -o '{"model.encoder.hidden_size": 64}'.

@@ -29,13 +29,13 @@ from typing import Any, Dict, List, Optional
 
 import torch
 
+from elmo_tasks.atomic_files import WholeFile
 from elmo_tasks.bilm.references import BilmReferenceError, is_package_reference, resolve_bilm_file
 from elmo_tasks.config_search import dicts_with
 from elmo_tasks.modules.allennlp_state import ALLENNLP_BILM
 from elmo_tasks.modules.elmo_mixes import ElmoMixes
 from elmo_tasks.pretrained import SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENCE
 from elmo_tasks.safe_archives import extract_archive_safely
-from elmo_tasks.whole_file import WholeFile
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "weights.th"
@@ -146,7 +146,7 @@ def _in_half_precision(tensor: torch.Tensor) -> torch.Tensor:
 
 def _write_tar_gz(destination: Path, members: Dict[str, Optional[bytes]]) -> None:
     """A gzipped tar of ``members`` (name -> bytes, None for a folder), in that order, with fixed times and
-    modes, written whole (elmo_tasks/whole_file.py)."""
+    modes, written whole (elmo_tasks/atomic_files.py)."""
     # filename="" and mtime=0: the gzip header holds no name or time of this machine
     with (
         WholeFile(destination) as partial,

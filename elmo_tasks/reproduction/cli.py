@@ -19,7 +19,7 @@ plots and a section per task) is regenerated from the records alone, never edite
     .venv/bin/python scripts/reproduce.py diagnose input_output        # a few SNLI steps (diagnose --help)
     .venv/bin/python scripts/reproduce.py ner --budget recipe --ship    # ship the best run (docs/PRETRAINED.md)
 
-Budgets (elmo_tasks/reproduction/tasks.py): ``smoke`` (fixtures, one epoch, 1 seed), ``mini`` (the
+Budgets (elmo_tasks/reproduction/task_table.py): ``smoke`` (fixtures, one epoch, 1 seed), ``mini`` (the
 real data with substitutes where the paper's training sets were not at hand, cut to fit a 2-core CPU;
 3 seeds), ``recipe`` (NER only: the experiment configs unchanged on the official data, the mini
 budget's word vectors, 3 seeds; hours per run on a CPU) and ``paper`` (the experiment configs
@@ -62,20 +62,20 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from elmo_tasks.allennlp_internals import search_jsonnet_library
 from elmo_tasks.command_start import start_command, start_process
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.experiments import LIBRARY
 from elmo_tasks.reproduction import diagnose
-from elmo_tasks.reproduction.commands import RunFailed, env_paths_from_caller, say
+from elmo_tasks.reproduction.allennlp_runs import RunFailed, env_paths_from_caller, say
+from elmo_tasks.reproduction.one_run import run_one
 from elmo_tasks.reproduction.plan import Job, Plan
 from elmo_tasks.reproduction.progress import Progress
 from elmo_tasks.reproduction.records import Record, RecordError, load_records
 from elmo_tasks.reproduction.report import write_report
 from elmo_tasks.reproduction.report_recipe import RECIPE_BUDGET
 from elmo_tasks.reproduction.report_values import metrics_line
-from elmo_tasks.reproduction.runner import run_one
 from elmo_tasks.reproduction.stopping_rule import reused_rule
-from elmo_tasks.reproduction.tasks import BUDGETS, TASKS
+from elmo_tasks.reproduction.task_table import BUDGETS, TASKS
 from elmo_tasks.stopping import CommandStopped, stopped_with_one_line
-from elmo_tasks.wording import counted
 
 
 def json_object(text: str) -> Dict[str, Any]:
@@ -95,7 +95,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     add = parser.add_argument
     add("tasks", nargs="+", metavar="TASK", help=f"'all' or any of {', '.join(TASKS)}")
-    add("--budget", required=True, choices=BUDGETS, help=f"{', '.join(BUDGETS)} (see elmo_tasks/reproduction/tasks.py)")
+    add(
+        "--budget",
+        required=True,
+        choices=BUDGETS,
+        help=f"{', '.join(BUDGETS)} (see elmo_tasks/reproduction/task_table.py)",
+    )
     add("--seeds", type=int, help="seeds per variant (default: the budget's)")
     add("--seed-base", type=int, default=13370, help="seed k uses ELMO_TASKS_SEED = base + k")
     add("--only-seeds", type=int, nargs="+", metavar="K", help="only these seed indices (others run elsewhere)")

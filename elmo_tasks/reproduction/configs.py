@@ -9,8 +9,8 @@ import json
 import os
 from typing import Any, Dict, List
 
-from elmo_tasks.reproduction.commands import ROOT, RunFailed
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.allennlp_runs import ROOT, RunFailed
+from elmo_tasks.reproduction.task_table import TASKS
 from elmo_tasks.tasks.official_files import found_data_path
 
 # Set in the caller's environment, these change a run, so the recorded commands show them.

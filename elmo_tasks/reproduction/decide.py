@@ -31,7 +31,7 @@ from elmo_tasks.reproduction.stopping_rule import (
     reused_rule,
     reused_under,
 )
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 
 
 class Step(Enum):

@@ -9,10 +9,10 @@ from typing import Any, Dict
 
 from elmo_tasks.build_lock import build_lock
 from elmo_tasks.reproduction import configs
-from elmo_tasks.reproduction.commands import ALLENNLP, RunFailed, run_allennlp, say, shown
+from elmo_tasks.reproduction.allennlp_runs import ALLENNLP, RunFailed, run_allennlp, say, shown
 from elmo_tasks.reproduction.decide import Step, training_step
 from elmo_tasks.reproduction.plan import Plan
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 
 
 def prepare_finetuned_bilm(plan: Plan, task: str, recipe: Dict[str, Any], sha: str) -> str:

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Iterator, Optional
 
-from elmo_tasks.reproduction.commands import RunFailed
+from elmo_tasks.reproduction.allennlp_runs import RunFailed
 
 
 @contextlib.contextmanager

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from elmo_tasks.demo.tasks import TASK_BY_PREDICTOR
+from elmo_tasks.counted_nouns import counted
+from elmo_tasks.demo.task_pages import TASK_BY_PREDICTOR
 from elmo_tasks.pretrained.catalogue import size_text
 from elmo_tasks.reproduction.records import Record
-from elmo_tasks.reproduction.tasks import TASKS
-from elmo_tasks.wording import counted
+from elmo_tasks.reproduction.task_table import TASKS
 
 SMALL_BILM_CARD = "../bilm_small/MODEL_CARD.md"
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional
 
 from elmo_tasks.reproduction import configs
-from elmo_tasks.reproduction.commands import ROOT
+from elmo_tasks.reproduction.allennlp_runs import ROOT
 from elmo_tasks.reproduction.specs import Variant
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 from elmo_tasks.reproduction.word_vectors import VECTORS_VARIABLE, vectors_settings
 
 FINETUNE_CONFIG = "experiments/bilm_finetune.jsonnet"

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from elmo_tasks.reproduction.commands import RunFailed
-from elmo_tasks.reproduction.tasks import TASKS
-from elmo_tasks.whole_file import WholeFile, write_failure
+from elmo_tasks.atomic_files import WholeFile, write_failure
+from elmo_tasks.reproduction.allennlp_runs import RunFailed
+from elmo_tasks.reproduction.task_table import TASKS
 
 Record = Dict[str, Any]
 RECORD_VERSION = 2

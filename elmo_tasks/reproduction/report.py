@@ -18,9 +18,9 @@ from elmo_tasks.reproduction.report_meaning import what_the_numbers_mean
 from elmo_tasks.reproduction.report_recipe import recipe_section
 from elmo_tasks.reproduction.report_sections import plots, task_section
 from elmo_tasks.reproduction.report_tables import analysis_table, diagnosis_heading, diagnosis_notes, table_1
-from elmo_tasks.reproduction.tasks import PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
+from elmo_tasks.reproduction.task_table import PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
 
-WHERE = "`scripts/reproduce.py` (see its `--help` and `elmo_tasks/reproduction/tasks.py`)"
+WHERE = "`scripts/reproduce.py` (see its `--help` and `elmo_tasks/reproduction/task_table.py`)"
 DIAGNOSIS = (
     "ELMo variants on each task's validation data (`--analyses`): ELMo's own dropout 0.5 on top of the task "
     "model's dropout of its whole embedded input (the earlier configs, which dropped ELMo's features out "

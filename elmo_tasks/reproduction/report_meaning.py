@@ -17,7 +17,7 @@ from elmo_tasks.reproduction.report_values import (
     sample_efficiency_points,
     table_1_values,
 )
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 
 HOW_READ = (
     "ELMo's gain is its mean test metric minus the baseline's, over Table 1's seeds; its standard error is "

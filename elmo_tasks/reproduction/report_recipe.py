@@ -13,7 +13,7 @@ from typing import List
 
 from elmo_tasks.reproduction.records import Record, load_records
 from elmo_tasks.reproduction.report_values import by_variant, marked, mean_std, values
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 from elmo_tasks.reproduction.word_vectors import describe
 
 RECIPE_BUDGET = "recipe"

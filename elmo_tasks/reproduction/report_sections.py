@@ -26,7 +26,7 @@ from elmo_tasks.reproduction.report_values import (
     still_improving,
     values,
 )
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 
 FIXTURES_NOTE = (
     "Trained and tested on the bundled samples in `fixtures/` with the overrides below: a check that every step "

@@ -23,7 +23,7 @@ from elmo_tasks.reproduction.report_values import (
     values,
 )
 from elmo_tasks.reproduction.specs import Split
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 from elmo_tasks.reproduction.word_vectors import describe
 
 OUTDATED_NOTE = (

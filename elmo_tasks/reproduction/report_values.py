@@ -5,9 +5,9 @@ import statistics
 from collections import defaultdict
 from typing import Dict, List, Optional, Tuple
 
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.reproduction.records import Record
-from elmo_tasks.reproduction.tasks import TASKS
-from elmo_tasks.wording import counted
+from elmo_tasks.reproduction.task_table import TASKS
 
 # Marks a result with runs made with an earlier config or biLM than the current (see ``outdated`` in a record).
 OUTDATED_MARK = " †"

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from elmo_tasks.archive_errors import archive_problem
+from elmo_tasks.atomic_files import WholeFolder
 from elmo_tasks.bilm.references import resolve_bilm_file
 from elmo_tasks.pretrained import SMALL_WEIGHT_REFERENCE
 from elmo_tasks.pretrained.catalogue import (
@@ -46,12 +47,11 @@ from elmo_tasks.pretrained.catalogue import (
 )
 from elmo_tasks.pretrained.portable import CONFIG_FILE, PortableArchiveError, differing_tensor, write_portable_archive
 from elmo_tasks.reproduction import configs
-from elmo_tasks.reproduction.commands import ROOT
+from elmo_tasks.reproduction.allennlp_runs import ROOT
 from elmo_tasks.reproduction.model_card import card_text
 from elmo_tasks.reproduction.records import RECORD_VERSION, Record, RecordError, read_record
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 from elmo_tasks.tasks.official_files import found_data_path
-from elmo_tasks.whole_file import WholeFolder
 
 #: float16 ships when it moves the test metric (in the records' points) by less than this.
 FLOAT16_TOLERANCE_POINTS = 0.05
@@ -267,7 +267,7 @@ def _test_score(archive: Path, test_file: str, metric: str) -> float:
 
 
 def _write_folder(root: Path, name: str, archive: Path, chosen: RecordFile, facts: Dict[str, Any]) -> ShippedModel:
-    """``root/name`` with the archive, record, facts and card, replaced whole (elmo_tasks/whole_file.py),
+    """``root/name`` with the archive, record, facts and card, replaced whole (elmo_tasks/atomic_files.py),
     unless every shipped model together would weigh more than the budget."""
     others = {model.name: model.size_bytes for model in shipped_models(root) if model.name != name}
     with WholeFolder(root / name) as partial:

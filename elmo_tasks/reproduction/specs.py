@@ -1,7 +1,7 @@
 """What a reproduction task is made of, as frozen dataclasses: its budgets, analysis variants and splits.
 
 Each task's :class:`TaskSpec` is the ``reproduction`` of its spec (``elmo_tasks/tasks/<task>/spec.py``), built
-from the budgets and variants every task shares (:mod:`elmo_tasks.reproduction.tasks`), beside what the
+from the budgets and variants every task shares (:mod:`elmo_tasks.reproduction.task_table`), beside what the
 report says about it (:mod:`elmo_tasks.reproduction.notes`).
 """
 

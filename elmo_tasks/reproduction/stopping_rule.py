@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Dict, Optional
 
 from elmo_tasks.reproduction import configs
-from elmo_tasks.reproduction.commands import RunFailed
+from elmo_tasks.reproduction.allennlp_runs import RunFailed
 
 CAP = "trainer.num_epochs"
 PATIENCE = "trainer.patience"

@@ -17,9 +17,9 @@ from typing import Any, Dict, List, Tuple
 
 from elmo_tasks.config_search import dicts_with
 from elmo_tasks.reproduction import configs
-from elmo_tasks.reproduction.commands import ROOT, RunFailed, say
+from elmo_tasks.reproduction.allennlp_runs import ROOT, RunFailed, say
 from elmo_tasks.reproduction.specs import Overrides, WordVectorRecipe
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 
 VECTORS_VARIABLE = "ELMO_TASKS_WORD_VECTORS"
 # Stands for the vectors file while a config is resolved to find the size and case it wants.

@@ -2,8 +2,8 @@
 
 A task's spec (:class:`BenchmarkSpec`) is the one place that says what the harness runs for it (budgets,
 variants, the paper's numbers), what the report says about it, the demo's form for it and what the
-commands say an archive of it is. The harness (``elmo_tasks.reproduction.tasks.TASKS``), the report's notes
-(``elmo_tasks.reproduction.notes``), the demo (``elmo_tasks.demo.tasks``) and the commands
+commands say an archive of it is. The harness (``elmo_tasks.reproduction.task_table.TASKS``), the report's notes
+(``elmo_tasks.reproduction.notes``), the demo (``elmo_tasks.demo.task_pages``) and the commands
 (``elmo_tasks.commands.command_paths.TASK_COMMANDS``) read it through a :class:`TaskView`, so adding a task
 is its folder and its experiment files (docs/CONVENTIONS.md, "Adding a task").
 
@@ -36,7 +36,7 @@ from typing import (
 )
 
 if TYPE_CHECKING:  # the parts' types import this module (their views), so they are only named here
-    from elmo_tasks.demo.tasks import DemoPage
+    from elmo_tasks.demo.task_pages import DemoPage
     from elmo_tasks.reproduction.notes import TaskNotes
     from elmo_tasks.reproduction.specs import TaskSpec
 

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
+from elmo_tasks.atomic_files import WholeFile, write_failure
 from elmo_tasks.build_lock import build_lock
-from elmo_tasks.whole_file import WholeFile, write_failure
 from elmo_tasks.word_vectors.corpus import check_corpus_path
 from elmo_tasks.word_vectors.errors import WordVectorsError
 from elmo_tasks.word_vectors.glove_format import write_glove_file

@@ -40,8 +40,8 @@ from typing import IO, BinaryIO, Callable, Dict, Iterator, List, Optional, Seque
 
 import numpy
 
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.word_vectors.errors import GloveFormatError, WordVectorsError
-from elmo_tasks.wording import counted
 
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 # Characters a word cannot hold in this format: the separator, and line ends as Python's text files

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, Optional
 
-from elmo_tasks.whole_file import WholeFile
+from elmo_tasks.atomic_files import WholeFile
 from elmo_tasks.word_vectors.options import WordVectorOptions
 
 RECORD_SUFFIX = ".record.json"

@@ -19,10 +19,10 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List
 
 import numpy
 
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.word_vectors.corpus import TokenizedCorpus
 from elmo_tasks.word_vectors.errors import CorpusError
 from elmo_tasks.word_vectors.options import WordVectorOptions
-from elmo_tasks.wording import counted
 
 # gensim trains on at most this many tokens of a sentence (MAX_WORDS_IN_BATCH of its compiled routines);
 # the corpus gives longer lines in pieces of this size instead.

@@ -8,7 +8,7 @@ from elmo_tasks.demo.app import create_app
 from elmo_tasks.demo.archive_info import ArchiveScores
 from elmo_tasks.demo.loaded_models import LoadedModel
 from elmo_tasks.demo.server import DemoServer
-from elmo_tasks.demo.tasks import TASK_BY_PREDICTOR
+from elmo_tasks.demo.task_pages import TASK_BY_PREDICTOR
 
 
 class StubPredictor:

@@ -240,7 +240,7 @@ def _corpus(path: Path, lines: int) -> Path:
 
 @pytest.mark.parametrize("signum", SIGNALS, ids=lambda signum: signal.Signals(signum).name)
 def test_a_signal_while_build_word_vectors_trains_keeps_the_earlier_vectors(tmp_path, signum):
-    from elmo_tasks.word_vectors.command import main
+    from elmo_tasks.word_vectors.build_command import main
     from elmo_tasks.word_vectors.glove_format import check_glove_file
 
     corpus = _corpus(tmp_path / "corpus.txt", 20000)

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from elmo_tasks.build_lock import build_lock
-from elmo_tasks.reproduction.commands import RunFailed
+from elmo_tasks.reproduction.allennlp_runs import RunFailed
 from elmo_tasks.reproduction.locks import run_lock
 from elmo_tasks.reproduction.records import RECORD_VERSION, RecordError, load_records, read_record, save_run_record
 from tests.conftest import ROOT, untrained_archive

@@ -64,7 +64,7 @@ def test_elmo_embed_into_a_read_only_folder_says_so_before_any_work(tmp_path):
 
 
 def test_a_run_record_on_a_full_or_read_only_disk_fails_its_run_with_one_line(tmp_path):
-    from elmo_tasks.reproduction.commands import RunFailed
+    from elmo_tasks.reproduction.allennlp_runs import RunFailed
     from elmo_tasks.reproduction.records import write_whole
 
     record = '{"value": 1.0}\n' * 20000  # 300 KB, more than the disk holds
@@ -129,7 +129,7 @@ def test_export_bilm_on_a_full_disk_says_so_and_keeps_an_earlier_export(tmp_path
 
 
 def test_build_word_vectors_on_a_full_disk_says_so_and_keeps_earlier_vectors(tmp_path, capsys):
-    from elmo_tasks.word_vectors.command import main
+    from elmo_tasks.word_vectors.build_command import main
 
     corpus = tmp_path / "corpus.txt"
     words = [f"word{index}" for index in range(400)]

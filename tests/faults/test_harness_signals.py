@@ -51,7 +51,7 @@ Plan.jobs = held_jobs
 # while the record is written: half of record.json written to its temporary file, then a wait (a slow disk)
 _HELD_RECORD = """
 from elmo_tasks.reproduction import records
-from elmo_tasks.whole_file import WholeFile
+from elmo_tasks.atomic_files import WholeFile
 real_write_whole = records.write_whole
 def held_write_whole(path, text):
     if path.name == "record.json":

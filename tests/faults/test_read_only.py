@@ -38,7 +38,7 @@ def test_export_bilm_into_a_read_only_file_system_refuses_before_any_work(tmp_pa
 
 
 def test_build_word_vectors_into_a_read_only_file_system_refuses_before_training(tmp_path, capsys):
-    from elmo_tasks.word_vectors.command import main
+    from elmo_tasks.word_vectors.build_command import main
 
     corpus = tmp_path / "corpus.txt"
     words = [f"word{index}" for index in range(400)]

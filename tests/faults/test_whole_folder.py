@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from elmo_tasks.whole_file import WholeFolder
+from elmo_tasks.atomic_files import WholeFolder
 
 
 def _write(folder, files):

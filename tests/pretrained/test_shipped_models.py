@@ -27,8 +27,8 @@ from elmo_tasks.bilm import load_bilm
 from elmo_tasks.bilm.archived import ARCHIVE_FOLDER
 from elmo_tasks.bilm.references import PACKAGE_ROOT
 from elmo_tasks.commands import pretrained_models
-from elmo_tasks.demo.command import _shipped_archives
 from elmo_tasks.demo.loaded_models import check_archives, load_models
+from elmo_tasks.demo.serve_command import _shipped_archives
 from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder
 from elmo_tasks.pretrained import SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENCE
 from elmo_tasks.pretrained.catalogue import (

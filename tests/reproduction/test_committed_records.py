@@ -22,7 +22,7 @@ from elmo_tasks.reproduction.decide import Reuse, decide
 from elmo_tasks.reproduction.plan import Plan, from_root
 from elmo_tasks.reproduction.records import load_records
 from elmo_tasks.reproduction.stopping_rule import asked_rule, epochs_trained, raised_from
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 from tests.conftest import ROOT
 
 MINI_RECORDS = ROOT / "docs" / "results" / "records" / "mini"

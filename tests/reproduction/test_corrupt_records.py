@@ -12,7 +12,7 @@ from typing import Callable
 import pytest
 
 from elmo_tasks.reproduction import main
-from elmo_tasks.reproduction.commands import RunFailed
+from elmo_tasks.reproduction.allennlp_runs import RunFailed
 from elmo_tasks.reproduction.records import RecordError, kept_record, read_record
 from tests.conftest import ROOT
 

@@ -11,7 +11,7 @@ from elmo_tasks.reproduction import main
 from elmo_tasks.reproduction.cli import parse_args
 from elmo_tasks.reproduction.plan import Plan, from_root
 from elmo_tasks.reproduction.records import load_records
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 
 
 def _settings(budget: str, variant: str) -> dict:

@@ -9,7 +9,7 @@ import pytest
 
 from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.experiments import LIBRARY
-from elmo_tasks.reproduction.tasks import GLOVE_DIR, TASKS
+from elmo_tasks.reproduction.task_table import GLOVE_DIR, TASKS
 from tests.conftest import ROOT
 
 PAPER_VECTORS = {

@@ -7,7 +7,7 @@ from typing import Any, Dict, List
 import pytest
 
 from elmo_tasks.reproduction.configs import resolved_config
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 from tests.conftest import ROOT
 from tests.reproduction.test_paper_budget import AUDIT_SECTIONS
 

@@ -9,13 +9,13 @@ from typing import Set
 import pytest
 
 from elmo_tasks.reproduction import configs
+from elmo_tasks.reproduction.allennlp_runs import RunFailed
 from elmo_tasks.reproduction.cli import json_object, parse_args
-from elmo_tasks.reproduction.commands import RunFailed
 from elmo_tasks.reproduction.decide import Step, training_step
 from elmo_tasks.reproduction.notes import shipped_bilm_names, task_notes
 from elmo_tasks.reproduction.plan import Plan
 from elmo_tasks.reproduction.records import finished_run_record
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 from tests.conftest import ROOT, experiment_config
 
 # Optional constructor arguments an override may add (every other overridden key must already exist);
@@ -181,7 +181,7 @@ def test_a_run_directory_is_finished_once_evaluated_and_recorded_with_the_same_s
 
 # What the tasks' specs are written with (elmo_tasks/tasks/<task>/spec.py), and all of the harness they import.
 SPEC_VOCABULARY = {"elmo_tasks.reproduction." + name for name in ("specs", "tasks", "notes")}
-SPEC_VOCABULARY_IMPORTS = {*SPEC_VOCABULARY, "elmo_tasks.reproduction.commands"}
+SPEC_VOCABULARY_IMPORTS = {*SPEC_VOCABULARY, "elmo_tasks.reproduction.allennlp_runs"}
 
 
 def _harness_imports(path: Path, at_module_level: bool = False) -> Set[str]:
@@ -238,7 +238,7 @@ def test_paths_given_relative_to_another_directory_stay_in_that_directory(tmp_pa
 
 
 def test_files_inside_the_repository_are_named_from_its_root_so_records_travel(tmp_path):
-    from elmo_tasks.reproduction.commands import ROOT
+    from elmo_tasks.reproduction.allennlp_runs import ROOT
     from elmo_tasks.reproduction.plan import from_root
 
     assert from_root(ROOT / "runs" / "mini" / "snli" / "bilm_finetuned") == Path("runs/mini/snli/bilm_finetuned")

@@ -16,7 +16,7 @@ from elmo_tasks.reproduction.report_tables import (
     table_1,
 )
 from elmo_tasks.reproduction.report_values import metrics_line, sample_efficiency_points
-from elmo_tasks.reproduction.tasks import PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
+from elmo_tasks.reproduction.task_table import PAPER_LAYER_TABLE, PAPER_PLACEMENT_TABLE, TASKS
 
 
 def _record(task: str, variant: str, k: int, value: float, best: float) -> dict:

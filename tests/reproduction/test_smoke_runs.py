@@ -21,7 +21,7 @@ from elmo_tasks.reproduction.records import load_records, same_settings
 from elmo_tasks.reproduction.report_sections import FIXTURES_NOTE
 from elmo_tasks.reproduction.report_tables import OUTDATED_NOTE
 from elmo_tasks.reproduction.report_values import OUTDATED_MARK
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 from tests.conftest import ROOT
 
 TASK_NAMES = ["squad", "snli", "srl", "coref", "ner", "sst5"]

@@ -13,7 +13,7 @@ from elmo_tasks.reproduction.cli import parse_args
 from elmo_tasks.reproduction.plan import Plan
 from elmo_tasks.reproduction.records import load_records
 from elmo_tasks.reproduction.specs import WordVectorRecipe
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 from elmo_tasks.reproduction.word_vectors import word_embedding_shape
 from elmo_tasks.word_vectors import WordVectorOptions, check_glove_file
 from elmo_tasks.word_vectors.record import file_sha256

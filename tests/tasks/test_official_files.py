@@ -18,7 +18,7 @@ from allennlp.common import Params
 from allennlp.data import DatasetReader
 
 from elmo_tasks.reproduction import configs
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 from elmo_tasks.tasks.official_files import DATA_SECTIONS, data_file_parts, found_data_path, where_to_get
 from tests.conftest import FIXTURES_ROOT, ROOT
 

@@ -15,12 +15,12 @@ from allennlp.models import Model
 
 import elmo_tasks.tasks
 from elmo_tasks.commands.command_paths import TASK_COMMANDS, CommandPathError, check_archive_task, describe_archive
-from elmo_tasks.demo.tasks import TASKS as DEMO_TASKS
-from elmo_tasks.demo.tasks import task_of_predictor
+from elmo_tasks.demo.task_pages import TASKS as DEMO_TASKS
+from elmo_tasks.demo.task_pages import task_of_predictor
 from elmo_tasks.reproduction.cli import parse_args
 from elmo_tasks.reproduction.notes import task_notes
 from elmo_tasks.reproduction.plan import Plan
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
 from elmo_tasks.tasks.registry import NOT_BENCHMARKS, TaskSpecError, benchmark_specs
 from tests.conftest import ROOT
 
@@ -39,9 +39,9 @@ class ToyModel(Model):
 '''
 TOY_SPEC = '''"""The toy task's spec, as a new task's folder has it."""
 
-from elmo_tasks.demo.tasks import DemoPage, FormField
+from elmo_tasks.demo.task_pages import DemoPage, FormField
 from elmo_tasks.reproduction.notes import TaskNotes
-from elmo_tasks.reproduction.tasks import mini_budget, paper_budget, task_spec
+from elmo_tasks.reproduction.task_table import mini_budget, paper_budget, task_spec
 from elmo_tasks.tasks.registry import BenchmarkSpec
 
 SPEC = BenchmarkSpec(

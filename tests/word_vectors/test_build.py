@@ -58,7 +58,7 @@ def test_another_interpreter_with_another_hash_seed_writes_the_same_bytes_withou
         calls += f"    main({arguments!r})\n"
     script = (
         "import sys\n"
-        "from elmo_tasks.word_vectors.command import main\n"
+        "from elmo_tasks.word_vectors.build_command import main\n"
         f"try:\n{calls}"
         "finally:\n"
         "    print('allennlp imported:', 'allennlp' in sys.modules)\n"

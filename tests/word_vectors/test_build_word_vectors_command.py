@@ -5,7 +5,7 @@ import logging
 import pytest
 
 from elmo_tasks.word_vectors import check_glove_file, record_path
-from elmo_tasks.word_vectors.command import main
+from elmo_tasks.word_vectors.build_command import main
 from tests.conftest import FIXTURES_ROOT, run_allennlp
 
 CORPUS = FIXTURES_ROOT / "word_vectors" / "corpus.txt"

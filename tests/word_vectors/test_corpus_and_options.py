@@ -6,7 +6,7 @@ import shlex
 import pytest
 
 from elmo_tasks.word_vectors import CorpusError, WordVectorOptions, WordVectorsError
-from elmo_tasks.word_vectors.command import add_arguments, options_from_args
+from elmo_tasks.word_vectors.build_command import add_arguments, options_from_args
 from elmo_tasks.word_vectors.corpus import TokenizedCorpus
 from tests.word_vectors.unreadable_files import check_unreadable_files_are_named
 

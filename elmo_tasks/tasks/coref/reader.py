@@ -40,6 +40,7 @@ from allennlp.data.fields import (
 )
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.setting_checks import positive_count, positive_setting
 from elmo_tasks.tasks.coref.conll import Cluster, ConllDocument, read_conll_documents
 from elmo_tasks.tasks.coref.names import OLD_READER, READER
@@ -47,7 +48,6 @@ from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.tasks.data_selection import in_holdout as in_holdout  # re-exported: the split rule
 from elmo_tasks.tasks.data_selection import split_path
 from elmo_tasks.tasks.instance_fields import field_of, items_of
-from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 

@@ -1,9 +1,9 @@
 """CoNLL-2012 coreference's spec (Lee et al. 2017): what the harness runs, what the report says about it, its
 demo page and what the commands say of its archives (elmo_tasks/tasks/registry.py)."""
 
-from elmo_tasks.demo.tasks import DemoPage, FormField
+from elmo_tasks.demo.task_pages import DemoPage, FormField
 from elmo_tasks.reproduction.notes import TaskNotes
-from elmo_tasks.reproduction.tasks import GLOVE_840B, mini_budget, paper_budget, task_spec, until_converged
+from elmo_tasks.reproduction.task_table import GLOVE_840B, mini_budget, paper_budget, task_spec, until_converged
 from elmo_tasks.tasks.coref.names import NAMES
 from elmo_tasks.tasks.registry import BenchmarkSpec
 

@@ -11,8 +11,8 @@ from typing import Any, Dict, Optional
 from allennlp.common.checks import ConfigurationError
 from allennlp.training.callbacks.callback import TrainerCallback
 
+from elmo_tasks.atomic_files import WholeFolder
 from elmo_tasks.tasks.lm.pretrained import export_language_model, find_bilm
-from elmo_tasks.whole_file import WholeFolder
 
 logger = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ def export_model(model, directory: str, dtype: str = "float32") -> str:
     """Export the biLM in ``model`` (with its softmax and vocabulary when it is a language model).
 
     The files are written into a hidden folder beside ``directory`` and moved in only when all of them
-    are complete (:class:`~elmo_tasks.whole_file.WholeFolder`): an interrupted or failed export leaves
+    are complete (:class:`~elmo_tasks.atomic_files.WholeFolder`): an interrupted or failed export leaves
     an earlier export in ``directory`` as it was, never a new ``options.json`` beside old weights."""
     _check_dtype(dtype)
     bilm = find_bilm(model)  # no biLM: refused before anything is created

@@ -25,11 +25,11 @@ from allennlp.data import DatasetReader, Instance, TokenIndexer, Tokenizer
 from allennlp.data.fields import LabelField, MetadataField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.tasks.data_files import DataFileError, read_lines
 from elmo_tasks.tasks.data_selection import in_holdout as in_holdout  # re-exported: the split rule
 from elmo_tasks.tasks.data_selection import split_path
 from elmo_tasks.tokenization import SpacyBlankTokenizer
-from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 

@@ -4,10 +4,10 @@ commands say of its archives (elmo_tasks/tasks/registry.py)."""
 from dataclasses import replace
 from typing import Dict, Tuple
 
-from elmo_tasks.demo.tasks import DemoPage, FormField
+from elmo_tasks.demo.task_pages import DemoPage, FormField
 from elmo_tasks.reproduction.notes import TaskNotes
 from elmo_tasks.reproduction.specs import Overrides, SampleEfficiency
-from elmo_tasks.reproduction.tasks import (
+from elmo_tasks.reproduction.task_table import (
     ELMO_DIAGNOSIS,
     FINETUNING,
     GLOVE_840B,

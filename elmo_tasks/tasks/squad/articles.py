@@ -13,10 +13,10 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from allennlp.common.file_utils import open_compressed
 
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.tasks.data_files import DataFileError, not_utf8
 from elmo_tasks.tasks.data_selection import DataPathError
 from elmo_tasks.tasks.official_files import data_file_parts
-from elmo_tasks.wording import counted
 
 
 @dataclass(frozen=True)

@@ -31,12 +31,12 @@ from allennlp.data import DatasetReader, Instance, Token, TokenIndexer, Tokenize
 from allennlp.data.fields import IndexField, MetadataField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.setting_checks import positive_setting
 from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.tasks.squad.articles import load_articles
 from elmo_tasks.tasks.squad.names import READER
 from elmo_tasks.tokenization import SpacyBlankTokenizer
-from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 

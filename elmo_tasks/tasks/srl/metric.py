@@ -23,6 +23,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from allennlp.training.metrics.metric import Metric
 
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.tasks.srl.props import (
     Argument,
@@ -30,7 +31,6 @@ from elmo_tasks.tasks.srl.props import (
     arguments_of,
     bio_to_start_end,
 )
-from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 

@@ -36,13 +36,13 @@ from allennlp.data.fields import MetadataField, SequenceLabelField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 from allennlp.data.tokenizers import Token
 
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.tasks.data_files import DataFileError, read_lines
 from elmo_tasks.tasks.data_selection import split_path
 from elmo_tasks.tasks.instance_fields import field_of
 from elmo_tasks.tasks.official_files import data_file_parts
 from elmo_tasks.tasks.srl.names import OLD_READER, READER
 from elmo_tasks.tasks.srl.props import PropsSentence, parse_start_end, props_sentence, read_props, start_end_to_bio
-from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 

@@ -1,10 +1,10 @@
 """SRL's spec (He et al. 2017): what the harness runs, what the report says about it, its demo page and what
 the commands say of its archives (elmo_tasks/tasks/registry.py)."""
 
-from elmo_tasks.demo.tasks import DemoPage, FormField
+from elmo_tasks.demo.task_pages import DemoPage, FormField
 from elmo_tasks.reproduction.notes import TaskNotes
 from elmo_tasks.reproduction.specs import SampleEfficiency
-from elmo_tasks.reproduction.tasks import SMOKE_SAMPLED, mini_budget, paper_budget, task_spec, until_converged
+from elmo_tasks.reproduction.task_table import SMOKE_SAMPLED, mini_budget, paper_budget, task_spec, until_converged
 from elmo_tasks.tasks.registry import BenchmarkSpec
 from elmo_tasks.tasks.srl.names import NAMES
 

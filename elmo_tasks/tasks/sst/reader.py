@@ -9,11 +9,11 @@ from allennlp.data import DatasetReader, Field, Instance, Token, TokenIndexer
 from allennlp.data.fields import LabelField, MetadataField, TextField
 from allennlp.data.token_indexers import SingleIdTokenIndexer
 
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.tasks.data_files import read_lines
 from elmo_tasks.tasks.instance_fields import field_of
 from elmo_tasks.tasks.sst.labels import to_binary
 from elmo_tasks.tasks.sst.trees import Phrase, parse_tree
-from elmo_tasks.wording import counted
 
 logger = logging.getLogger(__name__)
 

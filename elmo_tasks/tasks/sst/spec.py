@@ -1,9 +1,9 @@
 """SST-5's spec (the biattentive classification network): what the harness runs, what the report says about
 it, its demo page and what the commands say of its archives (elmo_tasks/tasks/registry.py)."""
 
-from elmo_tasks.demo.tasks import DemoPage, FormField
+from elmo_tasks.demo.task_pages import DemoPage, FormField
 from elmo_tasks.reproduction.notes import TaskNotes
-from elmo_tasks.reproduction.tasks import (
+from elmo_tasks.reproduction.task_table import (
     GLOVE_840B,
     INPUT_ONLY,
     LAYER_ANALYSES,

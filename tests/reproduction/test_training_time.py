@@ -6,13 +6,13 @@ import time
 
 import pytest
 
-from elmo_tasks.reproduction.sitting_clock import seconds_spent, timed_sitting
+from elmo_tasks.reproduction.training_time import seconds_spent, timed_sitting
 
 # a sitting that trains "forever" and writes its time every 0.05 s; the test kills it as a session end would
 KILLED_SITTING = """
 import sys, time
 from pathlib import Path
-from elmo_tasks.reproduction.sitting_clock import timed_sitting
+from elmo_tasks.reproduction.training_time import timed_sitting
 with timed_sitting(Path(sys.argv[1]), restart=False, every_seconds=0.05):
     print("training", flush=True)
     time.sleep(600)

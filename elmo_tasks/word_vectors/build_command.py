@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
 
 from elmo_tasks.cli_options import CommandError, add_option, option_dest
+from elmo_tasks.counted_nouns import counted
 from elmo_tasks.stopping import stopped_with_one_line
 from elmo_tasks.word_vectors.build import build_word_vectors
 from elmo_tasks.word_vectors.errors import WordVectorsError
 from elmo_tasks.word_vectors.options import ALGORITHMS, ARCHITECTURES, WordVectorOptions
 from elmo_tasks.word_vectors.record import RECORD_SUFFIX
-from elmo_tasks.wording import counted
 
 NAME = "build-word-vectors"
 DESCRIPTION = f"""Train word2vec or fastText vectors (gensim) on a pre-tokenized corpus (UTF-8, one sentence

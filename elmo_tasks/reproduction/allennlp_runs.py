@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import IO, Any, Dict, Iterator, List
 
-# The repository whose experiments/ the runs train (this file is elmo_tasks/reproduction/commands.py).
+# The repository whose experiments/ the runs train (this file is elmo_tasks/reproduction/allennlp_runs.py).
 ROOT = Path(__file__).resolve().parents[2]
 # The allennlp beside this Python (.venv/bin/allennlp when run as the README shows).
 ALLENNLP = str(Path(sys.executable).parent / "allennlp")

@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from elmo_tasks.whole_file import WholeFile
+from elmo_tasks.atomic_files import WholeFile
 
 
 def test_the_file_is_replaced_only_when_the_block_ends(tmp_path):

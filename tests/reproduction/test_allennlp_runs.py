@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from elmo_tasks.reproduction.commands import ALLENNLP, ROOT, RunFailed, env_paths_from_caller, run_allennlp
+from elmo_tasks.reproduction.allennlp_runs import ALLENNLP, ROOT, RunFailed, env_paths_from_caller, run_allennlp
 
 ONE_EPOCH = json.dumps({"trainer": {"num_epochs": 1}})
 

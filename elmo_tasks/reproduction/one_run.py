@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.reproduction import configs
-from elmo_tasks.reproduction.commands import ALLENNLP, ROOT, RunFailed, git_commit, run_allennlp, say, shown
+from elmo_tasks.reproduction.allennlp_runs import ALLENNLP, ROOT, RunFailed, git_commit, run_allennlp, say, shown
 from elmo_tasks.reproduction.decide import Decision, Reuse, Step, decide, reused_label, trained_as
 from elmo_tasks.reproduction.devices import evaluation_flags
 from elmo_tasks.reproduction.finetune import prepare_finetuned_bilm
@@ -16,9 +16,9 @@ from elmo_tasks.reproduction.locks import run_lock
 from elmo_tasks.reproduction.plan import Job, Plan, RunPaths
 from elmo_tasks.reproduction.progress import Progress
 from elmo_tasks.reproduction.records import Record, build_record, save_record, save_run_record
-from elmo_tasks.reproduction.sitting_clock import seconds_spent, timed_sitting
 from elmo_tasks.reproduction.stopping_rule import StoppingRule, first_rule, open_for_more_epochs, raised_fields
-from elmo_tasks.reproduction.tasks import TASKS
+from elmo_tasks.reproduction.task_table import TASKS
+from elmo_tasks.reproduction.training_time import seconds_spent, timed_sitting
 from elmo_tasks.reproduction.word_vectors import prepare_word_vectors
 from elmo_tasks.tasks.official_files import where_to_get
 

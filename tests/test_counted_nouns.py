@@ -1,7 +1,7 @@
 """Counts in messages: the noun in the right number, and elmo-embed's note on skipped empty lines."""
 
 from elmo_tasks.bilm.embed import skipped_lines_note
-from elmo_tasks.wording import counted
+from elmo_tasks.counted_nouns import counted
 
 
 def test_counted_puts_the_noun_in_the_right_number():

@@ -17,7 +17,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from elmo_tasks.config_defaults import ELMO_EMBEDDER_PATH as ELMO
 from elmo_tasks.config_defaults import MIXING_WEIGHTS_REGEX, token_layer_only, top_layer_only
-from elmo_tasks.reproduction.commands import from_caller
+from elmo_tasks.reproduction.allennlp_runs import from_caller
 from elmo_tasks.reproduction.specs import Analysis, Budget, Overrides, TaskSpec, WordVectorRecipe
 from elmo_tasks.tasks.registry import TaskView
 

@@ -79,6 +79,7 @@ def test_schedule_warms_up_then_decays_to_its_final_fraction():
     assert schedule.rate(99, 500.0) == pytest.approx(0.1)
 
 
+@pytest.mark.slow  # 20 to 50 s: in `make test-all`, out of the fast suite
 def test_script_trains_without_allennlp_lowers_the_loss_and_exports_files_that_load(tmp_path):
     lines = read_lines(str(SENTENCES))[:24]
     text = tmp_path / "train.txt"

@@ -361,6 +361,7 @@ def _wait_until_listening(port: int, server: subprocess.Popen) -> None:
     pytest.fail(f"the first demo never listened on port {port}: {server.communicate(timeout=60)}")
 
 
+@pytest.mark.slow  # 20 to 50 s: in `make test-all`, out of the fast suite
 def test_a_second_demo_on_a_taken_port_refuses_and_the_first_keeps_serving(tmp_path):
     """The second server must not share the port (where SO_REUSEADDR let it, requests would go to either):
     one line, exit 2, before it loads a model. Its archive cannot be loaded at all (its weights are

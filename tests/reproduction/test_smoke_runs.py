@@ -492,6 +492,7 @@ def test_elmo_runs_of_another_biLM_are_not_reused_and_baselines_are(smoke, tmp_p
     assert out.count("reusing") == 1
 
 
+@pytest.mark.slow  # 20 to 50 s: in `make test-all`, out of the fast suite
 def test_sample_efficiency_runs_train_on_a_share_and_are_plotted(smoke, tmp_path):
     smoke_runs, _ = smoke
     runs = tmp_path / "runs"  # a copy: the shared smoke runs keep baseline and ELMo only, whatever the test order
@@ -522,6 +523,7 @@ def test_sample_efficiency_runs_train_on_a_share_and_are_plotted(smoke, tmp_path
     assert "| elmo_sample0.5 | `conll2005_train.txt#sample=0.5` | 1 |" in srl
 
 
+@pytest.mark.slow  # 20 to 50 s: in `make test-all`, out of the fast suite
 def test_snli_diagnosis_variants_fine_tune_the_bilm_once_and_train_longer(tmp_path, capsys, monkeypatch):
     from elmo_tasks.bilm.references import resolve_bilm_file
     from elmo_tasks.config_defaults import DEFAULTS

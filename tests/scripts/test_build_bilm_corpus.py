@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 
@@ -30,6 +32,7 @@ def _lm_dir(tmp_path):
     return lm
 
 
+@pytest.mark.slow  # 20 to 50 s: in `make test-all`, out of the fast suite
 def test_domains_keeps_only_the_named_domains_and_never_reads_held_out_files(tmp_path):
     lm = _lm_dir(tmp_path)
     _build(lm, tmp_path / "all")

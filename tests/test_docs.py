@@ -144,7 +144,7 @@ def test_every_name_our_plugin_registers_is_in_the_reference_table():
 def test_demo_md_quotes_the_line_that_gives_the_address():
     """``--port 0``: DEMO.md shows the line that gives the chosen port (tests/demo/test_demo_command.py
     checks that it is the first line of standard output) as elmo_tasks/demo/serve_command.py prints it."""
-    source = (ROOT / "elmo_tasks" / "demo" / "command.py").read_text(encoding="utf-8")
+    source = (ROOT / "elmo_tasks" / "demo" / "serve_command.py").read_text(encoding="utf-8")
     assert 'print(f"elmo-demo: serving {served} at {server.url} ({loaded}; Ctrl-C stops it)")' in source
     assert 'loaded = f"loaded in {time.time() - started:.1f} s"' in source
     demo = (ROOT / "docs" / "DEMO.md").read_text(encoding="utf-8")

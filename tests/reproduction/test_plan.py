@@ -180,7 +180,7 @@ def test_a_run_directory_is_finished_once_evaluated_and_recorded_with_the_same_s
 
 
 # What the tasks' specs are written with (elmo_tasks/tasks/<task>/spec.py), and all of the harness they import.
-SPEC_VOCABULARY = {"elmo_tasks.reproduction." + name for name in ("specs", "tasks", "notes")}
+SPEC_VOCABULARY = {"elmo_tasks.reproduction." + name for name in ("specs", "task_table", "notes")}
 SPEC_VOCABULARY_IMPORTS = {*SPEC_VOCABULARY, "elmo_tasks.reproduction.allennlp_runs"}
 
 

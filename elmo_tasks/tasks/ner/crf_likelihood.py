@@ -2,13 +2,14 @@
 
 AllenNLP's CRF computes the log partition with a Python loop of about ten small operations per time step,
 each recorded by autograd, and the gold path's score with another loop; autograd then runs back through
-every step. For NER's batches (64 sentences, 17 BIOUL tags) that was a quarter of a training step on the
-CPU. Here the gold score is one gather per term, and the log partition is an autograd function: its
-forward pass runs the same recursion untracked, and its backward pass computes the gradients directly,
-as the tag and tag-pair marginals (the forward-backward algorithm; the gradient of a log partition is the
-expected count of what it sums over), with one backward recursion and no per-step graph. The value is the
-same to float rounding (``tests/tasks/ner/test_crf_likelihood.py`` checks value and gradients against
-AllenNLP's CRF in float64). The CRF module itself, its parameters and its Viterbi decoding stay AllenNLP's.
+every step. On 64 sentences of up to 60 tokens and 17 BIOUL tags that took about 0.05 CPU s, a quarter
+of a NER training step at the mini sizes (less on CoNLL's shorter batches). Here the gold score is a
+few gathers, and the log partition is an autograd function: its forward pass runs the recursion
+untracked, and its backward pass computes the gradients directly, as the tag and tag-pair marginals (the
+forward-backward algorithm; the gradient of a log partition is the expected count of what it sums over),
+with one backward recursion and no per-step graph. The value is the same to float rounding
+(``tests/tasks/ner/test_crf_likelihood.py`` checks value and gradients against AllenNLP's CRF in float64).
+The CRF module and its parameters stay AllenNLP's (decoding: ``viterbi.py``).
 """
 
 from typing import Any, Optional, Tuple

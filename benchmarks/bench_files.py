@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 # The repository, where the benchmarks run their commands, and the ``allennlp`` of this environment.
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,6 +28,68 @@ def start_like_a_command() -> None:
     from elmo_tasks.command_start import start_command
 
     start_command()
+
+
+def add_checkout_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a benchmark that times a checkout's training steps on the real data: which checkout,
+    its torch threads, ``--json`` and ``--profile``."""
+    parser.add_argument("--code-root", default=ROOT, help="the checkout whose elmo_tasks is measured")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--json", help="append the result as one json line to this file")
+    parser.add_argument("--profile", action="store_true", help="print torch.profiler's top operators")
+
+
+def import_checkout(code_root: str, threads: int, timed: str) -> None:
+    """Imports the plugin of the checkout at ``code_root`` ahead of any other, starts it as its commands
+    start, on ``threads`` torch threads; exits unless ``ELMO_TASKS_DATA=full`` (what it times, ``timed``,
+    is real data), and when the plugin came from elsewhere."""
+    if os.environ.get("ELMO_TASKS_DATA") != "full":
+        sys.exit(f"set ELMO_TASKS_DATA=full (and ELMO_TASKS_SHARED_DATA to the data folder): it times real {timed}")
+    os.environ["ELMO_TASKS_WORD_VECTORS"] = ""
+    sys.path.insert(0, os.path.abspath(code_root))
+    import torch
+
+    torch.set_num_threads(threads)
+    import elmo_tasks.plugin  # noqa: F401  (registers the readers and models of that checkout)
+
+    start_like_a_command()
+    if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(code_root)):
+        sys.exit(f"elmo_tasks was imported from {elmo_tasks.__file__}, not from {code_root}")
+
+
+def training_step(model: Any, optimizer: Any, parameters: Sequence[Any], grad_norm: Optional[float], batch: Any) -> Any:
+    """One update as AllenNLP's trainer makes it: the loss with the model's regularization penalty, the
+    gradient norm clipped at ``grad_norm`` when the config sets one; the loss (a tensor, detached)."""
+    import torch
+
+    optimizer.zero_grad()
+    loss = model(**batch)["loss"]
+    penalty = model.get_regularization_penalty()
+    if penalty is not None:
+        loss = loss + penalty
+    loss.backward()
+    if grad_norm:
+        torch.nn.utils.clip_grad_norm_([p for _, p in parameters], grad_norm)
+    optimizer.step()
+    return loss.detach()
+
+
+def word_batches(
+    reader: Any, instances: Sequence[Any], vocab: Any, batch_size: int
+) -> List[Tuple[Dict[str, Any], int]]:
+    """``instances`` cut in their order into batches of ``batch_size``, indexed by ``reader``'s token
+    indexers and ``vocab``: each batch's tensors and its count of words (its ``tokens`` fields')."""
+    from allennlp.data import Batch
+
+    batches = []
+    for start in range(0, len(instances), batch_size):
+        chunk = instances[start : start + batch_size]
+        for instance in chunk:
+            reader.apply_token_indexers(instance)
+        batch = Batch(chunk)
+        batch.index_instances(vocab)
+        batches.append((batch.as_tensor_dict(), sum(len(instance["tokens"].tokens) for instance in chunk)))
+    return batches
 
 
 @contextmanager
@@ -64,6 +126,21 @@ def print_profile(steps: Callable[[], None]) -> None:
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         steps()
     print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=25))
+
+
+def report_steps(
+    args: argparse.Namespace, result: Dict[str, Any], step: Callable[[Any], Any], profiled: Sequence[Any]
+) -> None:
+    """Prints and appends ``result`` (``append_result``, ``args.json``); with ``args.profile``, torch.profiler's
+    top operators over ``step`` on each of ``profiled``."""
+    append_result(args.json, result)
+    if args.profile:
+
+        def steps() -> None:
+            for item in profiled:
+                step(item)
+
+        print_profile(steps)
 
 
 def report_rows(

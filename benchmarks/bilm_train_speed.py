@@ -22,7 +22,7 @@ import os
 import sys
 import time
 
-from bench_files import append_result, print_profile, start_like_a_command
+from bench_files import append_result, print_profile, start_like_a_command, word_batches
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the real data (docs/DATA.md): ELMO_TASKS_SHARED_DATA, default data/ in the checkout
@@ -53,7 +53,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from allennlp.data import Batch, DatasetReader, Vocabulary
+    from allennlp.data import DatasetReader, Vocabulary
     from allennlp.models import Model
 
     import elmo_tasks.plugin  # noqa: F401  (registers the reader and the model of this checkout)
@@ -80,14 +80,7 @@ def main() -> None:
     vocab.add_tokens_to_namespace([f"filler{i}" for i in range(fillers)], "lm_targets")
     # the bucket sampler groups sentences of similar length: sort, then cut into batches
     instances.sort(key=lambda inst: len(inst["tokens"].tokens))
-    batches = []
-    for start in range(0, needed, args.batch_size):
-        chunk = instances[start : start + args.batch_size]
-        for instance in chunk:
-            reader.apply_token_indexers(instance)
-        batch = Batch(chunk)
-        batch.index_instances(vocab)
-        batches.append((batch.as_tensor_dict(), sum(len(i["tokens"].tokens) for i in chunk)))
+    batches = word_batches(reader, instances, vocab, args.batch_size)
     order = list(range(len(batches)))
     torch.manual_seed(0)
     order = [order[i] for i in torch.randperm(len(order)).tolist()]  # mixed lengths, as training sees them

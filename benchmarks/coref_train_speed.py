@@ -26,12 +26,10 @@ import argparse
 import copy
 import json
 import os
-import sys
 import time
 
-from bench_files import append_result, print_profile, start_like_a_command
+from bench_files import ROOT, add_checkout_options, import_checkout, report_steps
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MINI_SIZES = {
     "model.antecedent_feedforward.hidden_dims": 100,
     "model.context_layer.hidden_size": 100,
@@ -41,33 +39,18 @@ MINI_SIZES = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--code-root", default=ROOT, help="the checkout whose elmo_tasks is measured")
+    add_checkout_options(parser)
     parser.add_argument("--variant", choices=("baseline", "elmo"), default="baseline")
     parser.add_argument("--cold", action="store_true", help="elmo: time the first pass (a cold layer cache)")
     parser.add_argument("--documents", type=int, default=8, help="timed documents (after one warm-up)")
-    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--overrides", default=json.dumps(MINI_SIZES), help="config overrides, JSON")
-    parser.add_argument("--json", help="append the result as one json line to this file")
-    parser.add_argument("--profile", action="store_true", help="print torch.profiler's top operators")
     args = parser.parse_args()
-    if os.environ.get("ELMO_TASKS_DATA") != "full":
-        sys.exit("set ELMO_TASKS_DATA=full (and ELMO_TASKS_SHARED_DATA to the data folder): it times real documents")
-    os.environ["ELMO_TASKS_WORD_VECTORS"] = ""
-
-    sys.path.insert(0, os.path.abspath(args.code_root))
+    import_checkout(args.code_root, args.threads, "documents")
     import torch
-
-    torch.set_num_threads(args.threads)
     from allennlp.common import Params
     from allennlp.data import Batch, DatasetReader, Vocabulary
     from allennlp.models import Model
 
-    import elmo_tasks.plugin  # noqa: F401  (registers the reader and the model of this checkout)
-
-    start_like_a_command()
-
-    if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(args.code_root)):
-        sys.exit(f"elmo_tasks was imported from {elmo_tasks.__file__}, not from {args.code_root}")
     os.chdir(ROOT)  # the config's relative data paths
     config = Params.from_file(f"experiments/coref_{args.variant}.jsonnet", args.overrides).as_dict(quiet=True)
     reader = DatasetReader.from_params(Params(config["validation_dataset_reader"]))
@@ -121,14 +104,7 @@ def main() -> None:
         "cpu_s_per_document": round(cpu / len(losses), 3),
         "losses": [round(loss, 4) for loss in losses],
     }
-    append_result(args.json, result)
-    if args.profile:
-
-        def three_documents() -> None:
-            for instance in instances[1:4]:
-                step(instance)
-
-        print_profile(three_documents)
+    report_steps(args, result, step, instances[1:4])
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_files import ROOT, save_results, start_like_a_command  # noqa: E402
+from bench_files import ROOT, save_results, start_like_a_command, training_step, word_batches  # noqa: E402
 
 if ROOT not in sys.path:  # elmo_tasks of this checkout, when it is not installed
     sys.path.insert(0, ROOT)
@@ -414,16 +414,7 @@ def task_rows(run: Run, experiment: str, what: str, size: str, files: Tuple[str,
             losses: List[float] = []
 
             def step() -> int:
-                optimizer.zero_grad()
-                loss = model(**on_device)["loss"]
-                penalty = model.get_regularization_penalty()
-                if penalty is not None:
-                    loss = loss + penalty
-                loss.backward()
-                if trainer.get("grad_norm"):
-                    torch.nn.utils.clip_grad_norm_([p for _, p in parameters], trainer["grad_norm"])
-                optimizer.step()
-                losses.append(float(loss.detach()))
+                losses.append(float(training_step(model, optimizer, parameters, trainer.get("grad_norm"), on_device)))
                 return tokens
 
             row.tokens_per_s, row.peak_mb = run.timed([step] * scale.steps, scale.warmup)
@@ -442,7 +433,7 @@ def lm_batches(scale: Scale) -> Tuple[Any, Dict[str, Any], List[Tuple[Dict[str, 
     (tensors, words) of the timed steps: the bundled text read by the config's reader,
     sorted by length and cut into batches as the bucket sampler does."""
     from allennlp.common import Params
-    from allennlp.data import Batch, DatasetReader, Vocabulary
+    from allennlp.data import DatasetReader, Vocabulary
 
     env = {**os.environ, "ELMO_TASKS_DATA": "fixtures"}
     config = Params.from_file(os.path.join(ROOT, "experiments", "bilm_small.jsonnet"), ext_vars=env).as_dict(quiet=True)
@@ -455,14 +446,7 @@ def lm_batches(scale: Scale) -> Tuple[Any, Dict[str, Any], List[Tuple[Dict[str, 
     vocab.add_tokens_to_namespace([f"filler{i}" for i in range(fillers)], "lm_targets")
     needed = scale.lm_batch * scale.steps
     chosen = sorted(itertools.islice(itertools.cycle(instances), needed), key=lambda i: len(i["tokens"].tokens))
-    batches = []
-    for start in range(0, needed, scale.lm_batch):
-        chunk = chosen[start : start + scale.lm_batch]
-        for instance in chunk:
-            reader.apply_token_indexers(instance)
-        batch = Batch(chunk)
-        batch.index_instances(vocab)
-        batches.append((batch.as_tensor_dict(), sum(len(i["tokens"].tokens) for i in chunk)))
+    batches = word_batches(reader, chosen, vocab, scale.lm_batch)
     order = torch.randperm(len(batches), generator=torch.Generator().manual_seed(0)).tolist()
     return vocab, config, [batches[i] for i in order]  # mixed lengths, as training sees them
 

@@ -23,13 +23,11 @@ import argparse
 import json
 import os
 import random
-import sys
 import time
 from typing import Any, Dict, List
 
-from bench_files import append_result, print_profile, start_like_a_command
+from bench_files import add_checkout_options, append_result, import_checkout, report_steps, training_step
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TASKS = ("ner", "snli", "srl", "sst5", "squad", "coref")
 
 
@@ -46,13 +44,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("task", choices=TASKS)
     parser.add_argument("variant", choices=("baseline", "elmo"))
-    parser.add_argument("--code-root", default=ROOT, help="the checkout whose elmo_tasks is measured")
+    add_checkout_options(parser)
     parser.add_argument("--batches", type=int, default=20, help="timed batches")
     parser.add_argument("--cold", action="store_true", help="time the first pass (a cold layer cache)")
-    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--overrides", default="{}", help="config overrides on top of the mini budget's, JSON")
-    parser.add_argument("--json", help="append the result as one json line to this file")
-    parser.add_argument("--profile", action="store_true", help="print torch.profiler's top operators")
     parser.add_argument(
         "--ner-ab",
         action="store_true",
@@ -60,26 +55,14 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=3, help="--ner-ab's alternations")
     args = parser.parse_args()
-    if os.environ.get("ELMO_TASKS_DATA") != "full":
-        sys.exit("set ELMO_TASKS_DATA=full (and ELMO_TASKS_SHARED_DATA to the data folder): it times real batches")
-    os.environ["ELMO_TASKS_WORD_VECTORS"] = ""
-
-    sys.path.insert(0, os.path.abspath(args.code_root))
-    import torch
-
-    torch.set_num_threads(args.threads)
+    import_checkout(args.code_root, args.threads, "batches")
     from allennlp.common import Params
     from allennlp.data import DataLoader, DatasetReader, Vocabulary
     from allennlp.models import Model
     from allennlp.training.optimizers import Optimizer
 
-    import elmo_tasks.plugin  # noqa: F401  (registers the readers and models of this checkout)
-
-    start_like_a_command()
     from elmo_tasks.reproduction.task_table import TASKS as SPECS
 
-    if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(args.code_root)):
-        sys.exit(f"elmo_tasks was imported from {elmo_tasks.__file__}, not from {args.code_root}")
     os.chdir(os.path.abspath(args.code_root))  # its own experiments, and the relative paths in them
     overrides: Dict[str, Any] = {**SPECS[args.task].budgets["mini"].overrides, **json.loads(args.overrides)}
     config = Params.from_file(f"experiments/{args.task}_{args.variant}.jsonnet", json.dumps(overrides))
@@ -103,16 +86,7 @@ def main() -> None:
     grad_norm = config["trainer"].get("grad_norm")
 
     def step(batch: Dict[str, Any]) -> float:
-        optimizer.zero_grad()
-        loss = model(**batch)["loss"]
-        penalty = model.get_regularization_penalty()
-        if penalty is not None:
-            loss = loss + penalty
-        loss.backward()
-        if grad_norm:
-            torch.nn.utils.clip_grad_norm_([p for _, p in parameters], grad_norm)
-        optimizer.step()
-        return float(loss)
+        return float(training_step(model, optimizer, parameters, grad_norm, batch))
 
     if args.ner_ab:
         from ner_speedups import compare
@@ -146,14 +120,7 @@ def main() -> None:
         "cpu_s_per_batch": round(cpu / len(losses), 4),
         "losses": [round(loss, 5) for loss in losses],
     }
-    append_result(args.json, result)
-    if args.profile:
-
-        def three_batches() -> None:
-            for batch in batches[:3]:
-                step(batch)
-
-        print_profile(three_batches)
+    report_steps(args, result, step, batches[:3])
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import signal
 import sys
 from contextlib import contextmanager
 from types import FrameType
-from typing import Callable, Dict, Iterator, Optional, Union
+from typing import Any, Callable, Dict, Iterator, Optional, Union
 
 STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -66,3 +66,16 @@ def stopped_with_one_line(
     finally:
         for restored, handler in previous.items():
             signal.signal(restored, handler)  # type: ignore[arg-type]  # why: what signal.signal returned
+
+
+def writing_output_file(command: str, write: Callable[[Any], None]) -> Callable[[Any], None]:
+    """A command's run from ``write(args)``, which writes ``args.output_file`` under a temporary name and
+    renames it into place when complete: Ctrl-C or SIGTERM end it with one line saying that file was not
+    written (:func:`stopped_with_one_line`)."""
+
+    def run(args: Any) -> None:
+        outcome = f"{args.output_file} was not written (an earlier file there is unchanged); run the same command again"
+        with stopped_with_one_line(command, outcome):
+            write(args)
+
+    return run

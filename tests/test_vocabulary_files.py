@@ -31,6 +31,13 @@ def folder(tmp_path) -> Path:
     return tmp_path / "vocabulary"
 
 
+def _refusal(folder: Path) -> str:
+    """The message ``check_vocabulary_folder`` refuses ``folder`` with (the test fails if it accepts it)."""
+    with pytest.raises(VocabularyFileError) as refused:
+        check_vocabulary_folder(str(folder))
+    return str(refused.value)
+
+
 def test_a_folder_as_allennlp_writes_it_passes(folder):
     check_vocabulary_folder(str(folder))
     assert Vocabulary.from_files(str(folder)).get_vocab_size("tokens") == 6
@@ -43,9 +50,7 @@ def test_a_missing_folder_a_file_and_a_folder_without_its_namespace_list_are_nam
     with pytest.raises(VocabularyFileError, match=rf"tokens\.txt is a file; {re.escape(expected)}"):
         check_vocabulary_folder(str(folder / "tokens.txt"))
     (folder / "non_padded_namespaces.txt").unlink()
-    with pytest.raises(VocabularyFileError) as refused:
-        check_vocabulary_folder(str(folder))
-    assert str(refused.value).startswith(f"{folder} has no non_padded_namespaces.txt; {expected}")
+    assert _refusal(folder).startswith(f"{folder} has no non_padded_namespaces.txt; {expected}")
 
 
 def test_a_folder_inside_is_named(folder):
@@ -56,9 +61,7 @@ def test_a_folder_inside_is_named(folder):
 
 def test_bytes_that_are_not_utf8_name_the_line_and_character(folder):
     (folder / "tokens.txt").write_bytes(b"the\ncat\ncaf\xe9\n")
-    with pytest.raises(VocabularyFileError) as refused:
-        check_vocabulary_folder(str(folder))
-    assert str(refused.value) == (
+    assert _refusal(folder) == (
         f"{folder / 'tokens.txt'}, line 3: bytes that are not UTF-8 (the first at character 4); expected UTF-8 "
         f"text, one token per line: {REMEDY}"
     )
@@ -66,9 +69,7 @@ def test_bytes_that_are_not_utf8_name_the_line_and_character(folder):
 
 def test_a_token_on_two_lines_is_named_with_both_lines(folder):
     (folder / "tokens.txt").write_text("@@UNKNOWN@@\nthe\ncat\nthe\n", encoding="utf-8")
-    with pytest.raises(VocabularyFileError) as refused:
-        check_vocabulary_folder(str(folder))
-    assert str(refused.value) == (
+    assert _refusal(folder) == (
         f"{folder / 'tokens.txt'}, line 4: 'the' repeats line 2; expected each token once (AllenNLP would size the "
         f"namespace one entry short and fail later on an index out of range): {REMEDY}"
     )

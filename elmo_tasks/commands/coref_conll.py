@@ -32,7 +32,7 @@ from elmo_tasks.commands.command_paths import CommandPathError, check_archive_ta
 from elmo_tasks.commands.coref_score import report, score_files
 from elmo_tasks.commands.registration import register_command
 from elmo_tasks.counted_nouns import counted
-from elmo_tasks.stopping import stopped_with_one_line
+from elmo_tasks.stopping import writing_output_file
 from elmo_tasks.tasks.coref.conll import coref_cells, parse_conll_lines, replace_last_column
 from elmo_tasks.tasks.coref.metric import ResponseRejected
 from elmo_tasks.tasks.coref.predictor import MAX_DOCUMENT_TOKENS, MAX_PADDED_TOKENS, check_document_size
@@ -106,14 +106,6 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--overrides", type=str, default="", help="JSON overrides of the archived config")
 
 
-def _run(args: argparse.Namespace) -> None:
-    """Ctrl-C or SIGTERM ends it with one line (:mod:`elmo_tasks.stopping`); the output is written under
-    a temporary name and renamed into place when complete."""
-    outcome = f"{args.output_file} was not written (an earlier file there is unchanged); run the same command again"
-    with stopped_with_one_line("coref-conll", outcome):
-        _predict(args)
-
-
 def _predict(args: argparse.Namespace) -> None:
     start = time.monotonic()
     try:
@@ -145,4 +137,6 @@ def _predict(args: argparse.Namespace) -> None:
     print(lines[-1])
 
 
-CorefConll = register_command("coref-conll", __doc__, SUMMARY, _add_arguments, _run)
+CorefConll = register_command(
+    "coref-conll", __doc__, SUMMARY, _add_arguments, writing_output_file("coref-conll", _predict)
+)

@@ -22,7 +22,7 @@ from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.registration import register_command
 from elmo_tasks.counted_nouns import counted
-from elmo_tasks.stopping import stopped_with_one_line
+from elmo_tasks.stopping import writing_output_file
 from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.tasks.data_selection import DataPathError
 from elmo_tasks.tasks.input_limits import InputTooLong
@@ -54,14 +54,6 @@ def gold_answers(dataset_file: str) -> List[Tuple[str, List[str]]]:
     """``(question_id, gold answer texts)`` for every question of the (fold of the) file, in order."""
     questions = iter_questions(load_articles(dataset_file), dataset_file)
     return [(question.question_id, question.answer_texts) for question in questions]
-
-
-def _run(args: argparse.Namespace) -> None:
-    """Ctrl-C or SIGTERM ends it with one line (:mod:`elmo_tasks.stopping`); the output is written under
-    a temporary name and renamed into place when complete."""
-    outcome = f"{args.output_file} was not written (an earlier file there is unchanged); run the same command again"
-    with stopped_with_one_line("squad-predict", outcome):
-        _predict(args)
 
 
 def _predict(args: argparse.Namespace) -> None:
@@ -115,5 +107,5 @@ SquadPredict = register_command(
     DESCRIPTION,
     "Official-format SQuAD predictions and scores from a model archive.",
     _add_arguments,
-    _run,
+    writing_output_file("squad-predict", _predict),
 )

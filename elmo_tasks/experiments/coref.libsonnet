@@ -5,12 +5,15 @@
 // experiments.conf; docs/PAPER.md, "Coreference", and elmo_tasks/reproduction/paper_recipe/coref.toml,
 // which tests/reproduction/test_paper_recipe.py checks against the `full` configs): word vectors +
 // char CNN (8-d characters, 50 filters of widths 3, 4, 5) + one BiLSTM layer of 200 per direction
-// over each sentence, span width embedding, head attention, 150-unit 2-layer mention and antecedent
-// scorers, 20-d features, max span width 10, lambda = 0.4 spans per word, K = 250 antecedents;
+// over each sentence (Lee et al.'s cell: input and forget gates coupled, a learned initial state),
+// span width embedding, head attention (scored from the BiLSTM states, summing the word
+// representations), 150-unit 2-layer mention and antecedent scorers, 20-d features, max span
+// width 10, lambda = 0.4 spans per word kept unless they cross a span kept before, K = 250 antecedents;
 // dropout 0.5 on the word representations (ELMo's included: the paper's 50% on ELMo), 0.2 on the
 // BiLSTM (its recurrent state and its outputs), on the feature embeddings and in the scorers; Adam
 // 1e-3 decayed by 0.999 every 100 updates (`staircase_exponential`), gradient norm clipped at 5,
-// one document per batch, documents cut to 50 sentences in training; at most 150 epochs, patience
+// one document per batch, a training document of more than 50 sentences cropped to a random window of
+// 50 each time it is seen (validation and test documents whole); at most 150 epochs, patience
 // 10 (allennlp-models' coref config: Lee et al. give none). ELMo at the input only.  Metric: the
 // average of MUC, B-cubed and CEAF-phi4 F1 with the CoNLL-2012 scorer's semantics (coref_f1).
 //
@@ -27,15 +30,12 @@
 // - Word vectors only through ELMO_TASKS_WORD_VECTORS (one file: Lee et al.'s Turian vectors are not
 //   added to GloVe; docs/WORD_VECTORS.md); without it, 300-d vectors trained from scratch on far
 //   less text, which hurts the baseline most.
-// - Long training documents are cut into consecutive pieces of <= 50 sentences (every sentence
-//   used once per epoch) instead of a random 50-sentence crop per epoch.
-// - No non-crossing constraint in pruning; head attention from the word representations
-//   (AllenNLP's SelfAttentiveSpanExtractor); AllenNLP's LSTM cell (Lee et al.'s couples the input
-//   and forget gates and learns its initial state).
 // The mini budget (scripts/reproduce.py) cuts the sizes, K (50), the epochs and patience, and keeps
 // its committed records' BiLSTM (no dropout) and schedule (x 0.997 per epoch) by overrides
-// (elmo_tasks/reproduction/task_table.py); it trains in `substitutes` mode, so without the `paper_only`
-// keys below (the dropout on the BiLSTM's outputs and on the feature embeddings).
+// (elmo_tasks/tasks/coref/spec.py); it trains in `substitutes` mode, so without the `paper_only` keys
+// below (the dropout on the BiLSTM's outputs and on the feature embeddings, the crossing check, the head
+// attention from the BiLSTM states, the random windows) and with its records' training documents: cut
+// into consecutive pieces of at most 50 sentences (the reader's max_sentences), each an instance.
 local common = import 'common.libsonnet';
 
 local data = if common.substitute_data then {
@@ -73,7 +73,10 @@ local reader(elmo, max_sentences) = {
   config(elmo):: common.task_base + common.unbucketed_loaders(1) + common.word_vocabulary(
     { datasets_for_vocab_creation: ['train'] }, data.test
   ) + {
-    dataset_reader: reader(elmo, 50),
+    // `full`: whole documents, cropped to Lee et al.'s random windows by the training loader (why there:
+    // elmo_tasks/tasks/coref/training_windows.py); otherwise cut into pieces by the reader
+    dataset_reader: reader(elmo, if common.data_mode == 'full' then null else 50),
+    data_loader+: paper_only({ collate_fn: { type: 'coref_random_window', max_sentences: 50 } }),
     validation_dataset_reader: reader(elmo, null),
     train_data_path: data.train,
     validation_data_path: data.validation,
@@ -87,15 +90,13 @@ local reader(elmo, max_sentences) = {
         } + common.elmo_embedders(elmo, 1, dropout=0.0),  // see common.elmo_embedder
       },
       // No input sizes: the model derives them from the embedder (ELMo's width comes from the biLM).
-      // Lee et al.'s LSTM drops out its recurrent state with one mask per sentence (AllenNLP's
-      // stacked_bidirectional_lstm, without its highway connections); its outputs are dropped out by
-      // the model's context_dropout
+      // Lee et al.'s LSTM (coupled input and forget gates, a learned initial state, initialised as their
+      // code does: elmo_tasks/tasks/coref/coupled_lstm.py) drops out its recurrent state with one mask per
+      // sentence; its outputs are dropped out by the model's context_dropout
       context_layer: if common.full_data then {
-        type: 'stacked_bidirectional_lstm',
+        type: 'coupled_gate_lstm',
         hidden_size: 200,
-        num_layers: 1,
         recurrent_dropout_probability: 0.2,
-        use_highway: false,
       } else {
         type: 'lstm',
         bidirectional: true,
@@ -123,16 +124,17 @@ local reader(elmo, max_sentences) = {
         regexes: [
           ['.*_feedforward.*weight', { type: 'xavier_normal' }],
           ['.*scorer.*weight', { type: 'xavier_normal' }],
-        ] + (if common.full_data then [
-          // Lee et al.'s code: the LSTM's input projection Glorot-uniform; its state projection is
-          // block-orthogonal, as AllenNLP's cell makes it itself (with forget-gate biases 1)
-          ['.*context_layer.*input_linearity.*weight', { type: 'xavier_uniform' }],
-        ] else [
+        ] + (if common.full_data then [] else [  // `full`: the LSTM initialises itself as Lee et al.'s code
           ['.*weight_ih.*', { type: 'xavier_normal' }],
           ['.*weight_hh.*', { type: 'orthogonal' }],
         ]),
       },
-    } + paper_only({ context_dropout: 0.2, feature_dropout: 0.2 }),
+    } + paper_only({
+      context_dropout: 0.2,
+      feature_dropout: 0.2,
+      non_crossing_pruning: true,
+      head_attention_from_context: true,
+    }),
     trainer: common.trainer(
       optimizer={ type: 'adam', lr: 0.001 },
       num_epochs=if common.full_data then 150 else 10,

@@ -21,8 +21,11 @@
 // The paper's recipe (appendix A.5, an exact reimplementation of He et al. 2017; docs/PAPER.md, "SRL",
 // and elmo_tasks/reproduction/paper_recipe/srl.toml, which tests/reproduction/test_paper_recipe.py
 // checks against the `full` configs): 100-d word vectors fine-tuned, a 100-d predicate-indicator
-// embedding, 8 alternating-direction LSTM layers of 300 units with highway connections and recurrent
-// dropout 0.1, their weights block-orthogonal with forget-gate biases 1 and every other bias 0, the
+// embedding, 8 alternating-direction LSTM layers of 300 units with highway connections and variational
+// dropout 0.1 on each layer's output, one mask per sentence and layer, which the layer's next step also
+// reads (He et al.'s code; `variational_alternating_lstm`, elmo_tasks/modules/alternating_lstm.py; its
+// `drop_layer_outputs: false` is AllenNLP's `alternating_lstm`, which masks only the state each step
+// reads back), their weights block-orthogonal with forget-gate biases 1 and every other bias 0, the
 // tag projection orthogonal, the loss the tag sequence's negative log-likelihood (the words' losses
 // summed over a sentence, averaged over a batch, as He et al.'s code), batches of 80 predicates,
 // Adadelta (lr 1.0, rho 0.95, eps 1e-6), gradients clipped at 1.0 (their global norm, as He et al.'s
@@ -30,12 +33,11 @@
 // Deviations:
 //   - without ELMO_TASKS_WORD_VECTORS (docs/WORD_VECTORS.md; the paper: 100-d GloVe), 100-d word
 //     embeddings trained from scratch on lowercased words, in both variants;
-//   - ELMo's dropout 0.1 (the paper states none; allennlp-models' SRL+ELMo config) and lambda 0.001;
-//   - the recurrent dropout masks the LSTM state fed back into each step (AllenNLP's alternating
-//     LSTM), where He et al.'s code also drops the same units of the output the next layer reads.
+//   - ELMo's dropout 0.1 (the paper states none; allennlp-models' SRL+ELMo config) and lambda 0.001.
 // The mini budget (scripts/reproduce.py) cuts the layers, epochs and patience and keeps its committed
 // records' initialisation by overrides (elmo_tasks/reproduction/task_table.py); it trains in `substitutes`
-// mode, so without the `paper_only` keys below (the summed loss: it averages over a sentence's words).
+// mode, so without the `paper_only` keys below (the summed loss: it averages over a sentence's words; the
+// output dropout: AllenNLP's `alternating_lstm`, whose dropout masks only the state fed back).
 // The encoder's input size is left out on purpose: the model derives it from the embedder (ELMo's
 // width depends on the biLM's options file) plus the predicate embedding.
 local common = import 'common.libsonnet';
@@ -111,7 +113,7 @@ local layers = if full then 8 else 2;
         num_layers: layers,
         recurrent_dropout_probability: 0.1,
         use_highway: true,
-      },
+      } + paper_only({ type: 'variational_alternating_lstm', drop_layer_outputs: true }),
       initializer: {
         regexes: if full then [
           ['tag_projection.*weight', { type: 'orthogonal' }],

@@ -1,6 +1,7 @@
 """AllenNLP glue around the biLM: the ELMo token embedder, the ``Elmo`` module, the drop-in switch;
-and the ``padded_lstm``/``padded_gru`` encoders the experiments' RNNs run on (padded_rnn.py), and the
-NER recipe's ``stacked_bilstm`` (stacked_bilstm.py).
+and the ``padded_lstm``/``padded_gru`` encoders the experiments' RNNs run on (padded_rnn.py), the
+NER recipe's ``stacked_bilstm`` (stacked_bilstm.py) and the SRL recipe's ``variational_alternating_lstm``
+(alternating_lstm.py).
 
 ``from elmo_tasks.modules import Elmo, batch_to_ids`` replaces ``from allennlp.modules.elmo import
 Elmo, batch_to_ids`` (the same character ids). Importing this package registers names and changes
@@ -17,6 +18,7 @@ from elmo_tasks.modules.allennlp_compat import (
     replace_allennlp_elmo,
     restore_allennlp_elmo,
 )
+from elmo_tasks.modules.alternating_lstm import VariationalAlternatingLstmEncoder
 from elmo_tasks.modules.elmo import Elmo
 from elmo_tasks.modules.elmo_at_output import ElmoAtOutput
 from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder, find_elmo_embedder
@@ -39,4 +41,5 @@ __all__ = [
     "PaddedLstmEncoder",
     "PaddedGruEncoder",
     "StackedBiLstmEncoder",
+    "VariationalAlternatingLstmEncoder",
 ]

@@ -19,7 +19,7 @@ them (``_module.weight_ih_l0``, ``_module.weight_hh_l0_reverse``, ...), created 
 a seed gives the same initial weights as ``lstm``/``gru`` and their state dicts load into each other.
 """
 
-from typing import Callable, Optional, Tuple
+from typing import Callable, ClassVar, Optional, Tuple
 
 import torch
 from allennlp.common.checks import ConfigurationError
@@ -110,9 +110,11 @@ class PaddedRnnEncoder(Seq2SeqEncoder):
         return layer_input.masked_fill(~valid.unsqueeze(-1), 0.0)
 
 
-@Seq2SeqEncoder.register("padded_lstm")
-class PaddedLstmEncoder(PaddedRnnEncoder):
-    """AllenNLP's ``lstm`` encoder (same arguments and parameters) run on the padded batch."""
+class _PaddedTorchRnn(PaddedRnnEncoder):
+    """The arguments of AllenNLP's ``lstm`` and ``gru`` encoders, the same for both: a batch-first
+    ``rnn_class`` built from them."""
+
+    rnn_class: ClassVar[Callable[..., torch.nn.RNNBase]]
 
     def __init__(
         self,
@@ -123,22 +125,19 @@ class PaddedLstmEncoder(PaddedRnnEncoder):
         dropout: float = 0.0,
         bidirectional: bool = False,
     ) -> None:
-        rnn = torch.nn.LSTM(input_size, hidden_size, num_layers, bias, True, dropout, bidirectional)  # batch first
-        super().__init__(rnn)
+        batch_first = True
+        super().__init__(self.rnn_class(input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional))
+
+
+@Seq2SeqEncoder.register("padded_lstm")
+class PaddedLstmEncoder(_PaddedTorchRnn):
+    """AllenNLP's ``lstm`` encoder (same arguments and parameters) run on the padded batch."""
+
+    rnn_class = torch.nn.LSTM
 
 
 @Seq2SeqEncoder.register("padded_gru")
-class PaddedGruEncoder(PaddedRnnEncoder):
+class PaddedGruEncoder(_PaddedTorchRnn):
     """AllenNLP's ``gru`` encoder (same arguments and parameters) run on the padded batch."""
 
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        num_layers: int = 1,
-        bias: bool = True,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-    ) -> None:
-        rnn = torch.nn.GRU(input_size, hidden_size, num_layers, bias, True, dropout, bidirectional)  # batch first
-        super().__init__(rnn)
+    rnn_class = torch.nn.GRU

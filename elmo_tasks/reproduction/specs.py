@@ -94,6 +94,18 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class Table1Row:
+    """A task's row of the paper's Table 1: its number (the order of the report, the harness and the demo),
+    the task's name there, the metric of its scores (``allennlp evaluate``'s key, and the name the report
+    gives it) and the paper's (baseline, ELMo) scores."""
+
+    row: int
+    name: str
+    metric: Tuple[str, str]
+    paper: Tuple[float, float]
+
+
+@dataclass(frozen=True)
 class TaskSpec:
     """One benchmark of the paper: its configs, metric, the paper's numbers, budgets and variants."""
 

@@ -13,13 +13,17 @@ so a new task joins with its folder (docs/CONVENTIONS.md, "Adding a task").
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Tuple
 
 from elmo_tasks.config_defaults import ELMO_EMBEDDER_PATH as ELMO
 from elmo_tasks.config_defaults import MIXING_WEIGHTS_REGEX, token_layer_only, top_layer_only
 from elmo_tasks.reproduction.allennlp_runs import from_caller
-from elmo_tasks.reproduction.specs import Analysis, Budget, Overrides, TaskSpec, WordVectorRecipe
-from elmo_tasks.tasks.registry import TaskView
+from elmo_tasks.reproduction.specs import Analysis, Budget, Overrides, Table1Row, TaskSpec, WordVectorRecipe
+from elmo_tasks.tasks.registry import BenchmarkSpec, TaskView
+
+if TYPE_CHECKING:  # the report's and the demo's modules read the specs: only named here
+    from elmo_tasks.demo.task_pages import DemoPage
+    from elmo_tasks.reproduction.notes import TaskNotes
 
 BUDGETS = ("smoke", "mini", "recipe", "paper")
 
@@ -119,6 +123,31 @@ def task_spec(
         elmo_at=elmo_at,
         budgets=budgets,
         **optional,
+    )
+
+
+def benchmark_spec(
+    key: str,
+    table1: Table1Row,
+    elmo_at: str,
+    *,
+    report: "TaskNotes",
+    demo: "DemoPage",
+    archive_holds: str,
+    archive_command: str,
+    **reproduction: Any,
+) -> BenchmarkSpec:
+    """The spec of a task of the paper's Table 1, its key written once: ``reproduction``, what
+    :func:`task_spec` takes besides the key and ``table1``'s facts (the budgets, the analyses...)."""
+    metric, metric_name = table1.metric
+    return BenchmarkSpec(
+        key=key,
+        table1_row=table1.row,
+        reproduction=task_spec(key, table1.name, metric, metric_name, table1.paper, elmo_at=elmo_at, **reproduction),
+        report=report,
+        demo=demo,
+        archive_holds=archive_holds,
+        archive_command=archive_command,
     )
 
 

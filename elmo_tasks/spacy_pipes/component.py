@@ -105,6 +105,30 @@ class DocPipe(Generic[Input]):
             self._process = os.getpid()
 
 
+class SentenceReaderPipe(DocPipe[Input]):
+    """A component whose model reads its archive's own reader's instances of the Doc's words (``elmo_ner``,
+    ``elmo_sst``); its settings: the model, the longest sentence taken and the device."""
+
+    #: ``max_sentence_tokens``'s default: the predictor's limit on a sentence's tokens.
+    default_max_sentence_tokens = 0
+
+    def __init__(
+        self, name: str, model: Optional[str], max_sentence_tokens: Optional[int] = None, cuda_device: int = -1
+    ) -> None:
+        if max_sentence_tokens is None:
+            max_sentence_tokens = self.default_max_sentence_tokens
+        super().__init__(name, {"model": model, "max_sentence_tokens": max_sentence_tokens, "cuda_device": cuda_device})
+        self.predictor, archive = self.load_sentence_predictor(
+            model, self.predictor_name(), max_sentence_tokens, cuda_device
+        )
+        self.reader = archive.validation_dataset_reader
+
+    @staticmethod
+    def predictor_name() -> str:
+        """The task's predictor (imported when a component is made: spaCy imports this module early)."""
+        raise NotImplementedError
+
+
 def _rebuilt(kind: Callable[..., "DocPipe[Any]"], name: str, settings: Dict[str, Any]) -> "DocPipe[Any]":
     """The component built again from its settings (it loads its model again)."""
     return kind(name, **settings)

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
-from elmo_tasks.spacy_pipes.component import DocPipe
+from elmo_tasks.spacy_pipes.component import SentenceReaderPipe
 from elmo_tasks.spacy_pipes.doc_words import Words
 from elmo_tasks.spacy_pipes.limits import checked_sentences
-from elmo_tasks.spacy_pipes.passes import in_length_sorted_passes
+from elmo_tasks.spacy_pipes.passes import each_sentence_predicted
 
 if TYPE_CHECKING:
     from allennlp.common.util import JsonDict
@@ -29,33 +29,28 @@ FACTORY = "elmo_ner"
 MAX_SENTENCE_TOKENS = 10_000
 
 
-class ElmoNer(DocPipe[List[Words]]):
+class ElmoNer(SentenceReaderPipe[List[Words]]):
     """Sets ``doc.ents`` from the NER model's tags of each sentence."""
 
     factory = FACTORY
+    default_max_sentence_tokens = MAX_SENTENCE_TOKENS
 
-    def __init__(
-        self, name: str, model: Optional[str], max_sentence_tokens: int = MAX_SENTENCE_TOKENS, cuda_device: int = -1
-    ) -> None:
-        super().__init__(name, {"model": model, "max_sentence_tokens": max_sentence_tokens, "cuda_device": cuda_device})
+    @staticmethod
+    def predictor_name() -> str:
         from elmo_tasks.tasks.ner.names import PREDICTOR
 
-        self.predictor, archive = self.load_sentence_predictor(model, PREDICTOR, max_sentence_tokens, cuda_device)
-        self.reader = archive.validation_dataset_reader
+        return PREDICTOR
 
     def read(self, doc: Doc) -> List[Words]:
         return checked_sentences(doc, self.max_sentence_tokens, FACTORY)
 
     def annotate(self, batch: List[Tuple[Doc, List[Words]]]) -> None:
-        sentences = [sentence for _, doc_sentences in batch for sentence in doc_sentences]
-        outputs = iter(in_length_sorted_passes(sentences, len, self._tag))
-        for doc, doc_sentences in batch:
-            entities = []
-            for sentence in doc_sentences:
-                for entity in next(outputs)["entities"]:
-                    start, end = sentence.span(entity["start"], entity["end"])
-                    entities.append(Span(doc, start, end, label=entity["type"]))
-            doc.ents = entities
+        for doc, tagged in each_sentence_predicted(batch, self._tag):
+            doc.ents = [
+                Span(doc, *sentence.span(entity["start"], entity["end"]), label=entity["type"])
+                for sentence, output in tagged
+                for entity in output["entities"]
+            ]
 
     def _tag(self, sentences: List[Words]) -> List["JsonDict"]:
         """The ``ner`` predictor's outputs for the sentences (``tags``, ``entities`` with inclusive word spans)."""

@@ -6,10 +6,12 @@ sorted by length and cut into passes whose padded size, inputs x longest, stays 
 its place, so the outputs go back to their Docs in order.
 """
 
-from typing import Callable, Dict, Iterator, List, Sequence, TypeVar
+from typing import Callable, Dict, Iterator, List, Sequence, Sized, Tuple, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+Document = TypeVar("Document")
+Sentence = TypeVar("Sentence", bound=Sized)
 
 #: Padded tokens per pass, the predictors' ``TOKENS_PER_BATCH``.
 TOKENS_PER_PASS = 32_768
@@ -43,3 +45,14 @@ def in_length_sorted_passes(
     for run in length_sorted_passes(items, length, max_tokens):
         outputs.update(zip(run, predict([items[i] for i in run]), strict=True))
     return [outputs[index] for index in range(len(items))]
+
+
+def each_sentence_predicted(
+    batch: Sequence[Tuple[Document, Sequence[Sentence]]], predict: Callable[[List[Sentence]], Sequence[R]]
+) -> Iterator[Tuple[Document, List[Tuple[Sentence, R]]]]:
+    """Each Doc of ``batch`` (a Doc and its sentences) with each of its sentences' outputs: every
+    sentence of the batch goes through ``predict`` in :func:`in_length_sorted_passes`, whatever its Doc."""
+    sentences = [sentence for _, doc_sentences in batch for sentence in doc_sentences]
+    outputs = iter(in_length_sorted_passes(sentences, len, predict))
+    for doc, doc_sentences in batch:
+        yield doc, [(sentence, next(outputs)) for sentence in doc_sentences]

@@ -26,7 +26,7 @@ from elmo_tasks.spacy_pipes.component import DocPipe
 from elmo_tasks.spacy_pipes.doc_words import Words
 from elmo_tasks.spacy_pipes.extensions import SRL_FRAMES
 from elmo_tasks.spacy_pipes.limits import checked_sentences
-from elmo_tasks.spacy_pipes.passes import in_length_sorted_passes
+from elmo_tasks.spacy_pipes.passes import each_sentence_predicted
 
 if TYPE_CHECKING:
     from allennlp.common.util import JsonDict
@@ -68,12 +68,10 @@ class ElmoSrl(DocPipe[List[Words]]):
     def annotate(self, batch: List[Tuple[Doc, List[Words]]]) -> None:
         from allennlp.data.dataset_readers.dataset_utils.span_utils import bio_tags_to_spans
 
-        sentences = [sentence for _, doc_sentences in batch for sentence in doc_sentences]
-        outputs = iter(in_length_sorted_passes(sentences, len, self._label))
-        for doc, doc_sentences in batch:
+        for doc, labelled in each_sentence_predicted(batch, self._label):
             frames: List[Dict[str, Any]] = []
-            for sentence in doc_sentences:
-                for frame in next(outputs)["verbs"]:
+            for sentence, output in labelled:
+                for frame in output["verbs"]:
                     roles = sorted(bio_tags_to_spans(frame["tags"]), key=lambda role: role[1])
                     arguments = [[label, *sentence.span(start, end)] for label, (start, end) in roles]
                     predicate = sentence.positions[frame["index"]]

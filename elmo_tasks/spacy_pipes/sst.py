@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from elmo_tasks.spacy_pipes.component import DocPipe
+from elmo_tasks.spacy_pipes.component import SentenceReaderPipe
 from elmo_tasks.spacy_pipes.doc_words import Words, preview, words_of
 from elmo_tasks.spacy_pipes.limits import check_length
 from elmo_tasks.spacy_pipes.passes import in_length_sorted_passes
@@ -28,19 +28,17 @@ FACTORY = "elmo_sst"
 MAX_SENTENCE_TOKENS = 5_000
 
 
-class ElmoSst(DocPipe[Words]):
+class ElmoSst(SentenceReaderPipe[Words]):
     """Sets ``doc.cats`` to the SST model's class probabilities for the whole Doc."""
 
     factory = FACTORY
+    default_max_sentence_tokens = MAX_SENTENCE_TOKENS
 
-    def __init__(
-        self, name: str, model: Optional[str], max_sentence_tokens: int = MAX_SENTENCE_TOKENS, cuda_device: int = -1
-    ) -> None:
-        super().__init__(name, {"model": model, "max_sentence_tokens": max_sentence_tokens, "cuda_device": cuda_device})
+    @staticmethod
+    def predictor_name() -> str:
         from elmo_tasks.tasks.sst.names import PREDICTOR
 
-        self.predictor, archive = self.load_sentence_predictor(model, PREDICTOR, max_sentence_tokens, cuda_device)
-        self.reader = archive.validation_dataset_reader
+        return PREDICTOR
 
     def read(self, doc: Doc) -> Words:
         words = words_of(doc)

@@ -9,8 +9,6 @@ evaluates in plain AllenNLP with equal outputs, and the reverse.
 
 import copy
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from allennlp.modules.token_embedders import TokenEmbedder
 from elmo_tasks.bilm import batch_to_ids
 from elmo_tasks.modules import AllenNlpElmoTokenEmbedder, Elmo, allennlp_elmo_replaced
 from elmo_tasks.modules.allennlp_compat import allennlp_elmo_is_replaced
+from tests.command_runs import environment_without_ours, finished
 from tests.conftest import FIXTURES_ROOT, WEIGHT_FILE, run_allennlp
 
 # AllenNLP's ELMo takes only biLMs with skip connections: the fixtures' biLM with that flag set
@@ -245,17 +244,8 @@ def test_plain_allennlp_without_our_plugin_evaluates_the_drop_ins_archive(traine
     archive = str(trained_with_the_drop_in / "model.tar.gz")
     output = tmp_path / "metrics.json"
     command = [str(Path(sys.executable).parent / "allennlp"), "evaluate", archive, str(FIXTURES_ROOT / "ner/dev.txt")]
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("ELMO_TASKS_")}
-    environment.update(HOME=str(tmp_path), OMP_NUM_THREADS="1", PYTHONPATH="")
-    completed = subprocess.run(
-        command + ["--output-file", str(output)],
-        cwd=tmp_path,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert completed.returncode == 0, completed.stderr[-3000:]
+    environment = environment_without_ours(HOME=str(tmp_path), OMP_NUM_THREADS="1", PYTHONPATH="")
+    completed = finished(command + ["--output-file", str(output)], tmp_path, environment)
     assert "elmo_tasks" not in completed.stderr  # nothing of ours was loaded
     with allennlp_elmo_replaced():
         ours = _evaluate(archive, tmp_path / "ours.json")

@@ -2,7 +2,9 @@
 each may link to, the pair scores s(i, j), the loss, and the clusters the predicted links make.
 
 Lee et al. (2017): the ``spans_per_word * tokens`` best spans by mention score are kept (in
-document order); each is scored against the ``max_antecedents`` kept spans right before it with
+document order; given ``non_crossing_spans``, as in their code, a span that crosses a span kept
+before it is passed over: :func:`non_crossing_best`); each is scored against the
+``max_antecedents`` kept spans right before it with
 ``s(i, j) = s_m(i) + s_m(j) + FFNN([g_i, g_j, g_i * g_j, phi(i, j)])``, where phi holds embeddings
 of the distance bucket (in kept spans: 1, 2, 3, 4, 5-7, 8-15, 16-31, 32-63, 64+), of
 same/different speaker and of the document's genre; a dummy antecedent scores 0. The loss is the
@@ -40,11 +42,20 @@ class Antecedents(NamedTuple):
 
 
 def prune_spans(
-    mention_scores: torch.Tensor, span_mask: torch.Tensor, num_tokens: torch.Tensor, spans_per_word: float
+    mention_scores: torch.Tensor,
+    span_mask: torch.Tensor,
+    num_tokens: torch.Tensor,
+    spans_per_word: float,
+    non_crossing_spans: Optional[torch.Tensor] = None,
 ) -> KeptSpans:
-    """The best ceil(lambda * tokens) spans of each document by mention score, back in document order."""
+    """The best ceil(lambda * tokens) spans of each document by mention score, back in document order.
+
+    ``non_crossing_spans``: the candidate spans (batch, spans, 2), inclusive, in document order; given,
+    no kept span crosses another (:func:`non_crossing_best`), as in Lee et al.'s code."""
     num_candidates = span_mask.sum(dim=1)
     keep = torch.minimum(torch.ceil(num_tokens.float() * spans_per_word).long(), num_candidates).clamp(min=1)
+    if non_crossing_spans is not None:
+        return _prune_non_crossing(mention_scores, span_mask, non_crossing_spans, keep)
     max_keep = int(keep.max().item())
     _, best = mention_scores.topk(max_keep, dim=1)
     rank = torch.arange(max_keep, device=best.device).unsqueeze(0)
@@ -53,6 +64,54 @@ def prune_spans(
     best = best.masked_fill(~top_mask, num_spans)  # sorts the extras last
     top_indices = best.sort(dim=1).values.clamp(max=num_spans - 1)
     return KeptSpans(cast(torch.LongTensor, top_indices), top_mask, keep)  # topk's indices are int64
+
+
+def non_crossing_best(starts: Sequence[int], ends: Sequence[int], order: Sequence[int], keep: int) -> List[int]:
+    """Lee et al.'s selection: the spans of ``order`` (candidate indices, best first) taken in turn, each
+    kept unless it crosses a span kept before it (nested spans and equal starts or ends are fine),
+    until ``keep`` are kept; returned in candidate order.
+
+    A kept span crosses (s, e) when it starts inside (s, e] and ends after e, or ends inside [s, e) and
+    starts before s; so a span is checked against, per token of its own, the furthest end of the kept
+    spans starting there and the earliest start of those ending there: width lookups per candidate,
+    however many spans are kept."""
+    furthest_end: Dict[int, int] = {}  # start token -> the furthest end of a kept span starting there
+    earliest_start: Dict[int, int] = {}  # end token -> the earliest start of a kept span ending there
+    chosen: List[int] = []
+    for index in order:
+        if len(chosen) == keep:
+            break
+        start, end = starts[index], ends[index]
+        if any(furthest_end.get(token, end) > end for token in range(start + 1, end + 1)) or any(
+            earliest_start.get(token, start) < start for token in range(start, end)
+        ):
+            continue
+        chosen.append(index)
+        furthest_end[start] = max(furthest_end.get(start, end), end)
+        earliest_start[end] = min(earliest_start.get(end, start), start)
+    return sorted(chosen)
+
+
+def _prune_non_crossing(
+    mention_scores: torch.Tensor, span_mask: torch.Tensor, spans: torch.Tensor, keep: torch.Tensor
+) -> KeptSpans:
+    """``prune_spans`` with Lee et al.'s crossing check, one document at a time on the CPU (a loop over
+    the candidates best first, which stops once the document's spans are kept). Every one-token span
+    crosses nothing, so a document can always keep its ceil(lambda * tokens) spans."""
+    num_spans = mention_scores.size(1)
+    order = mention_scores.detach().sort(dim=1, descending=True, stable=True).indices.tolist()
+    starts, ends = spans[:, :, 0].tolist(), spans[:, :, 1].tolist()
+    valid = span_mask.tolist()
+    chosen = [
+        non_crossing_best(starts[row], ends[row], [i for i in order[row] if valid[row][i]], int(count))
+        for row, count in enumerate(keep.tolist())
+    ]
+    counts = torch.tensor([len(indices) for indices in chosen], device=mention_scores.device)
+    max_keep = int(counts.max().item())
+    padded = [indices + [num_spans - 1] * (max_keep - len(indices)) for indices in chosen]  # as prune_spans pads
+    top_indices = torch.tensor(padded, dtype=torch.long, device=mention_scores.device)
+    top_mask = torch.arange(max_keep, device=mention_scores.device).unsqueeze(0) < counts.unsqueeze(1)
+    return KeptSpans(cast(torch.LongTensor, top_indices), top_mask, counts)
 
 
 def antecedent_candidates(kept: KeptSpans, max_antecedents: int) -> Antecedents:

@@ -1,7 +1,8 @@
 """Mention scores s_m(i) of every candidate span without building every span's representation g_i.
 
 g_i is [x_start, x_end, width embedding] (AllenNLP's ``EndpointSpanExtractor``) followed by the
-head attention's weighted sum of the span's words (AllenNLP's ``SelfAttentiveSpanExtractor``), and
+head attention's weighted sum of the span's words (AllenNLP's ``SelfAttentiveSpanExtractor``, or
+``head_attention.ContextScoredHeadAttention``, whose logits come from the BiLSTM states), and
 s_m(i) = scorer(FFNN(g_i)). The FFNN's first layer is linear, so it is computed by the parts of g_i,
 each where it is cheapest (:class:`MentionLayerParts`):
 
@@ -12,7 +13,8 @@ each where it is cheapest (:class:`MentionLayerParts`):
   training step, holds the FFNN's hidden units (100 to 150) instead of the words' dimensions (450
   without ELMo, 706 with the small biLM).
 
-The attention itself is AllenNLP's (its weights and its span selection, :func:`head_attention_sums`).
+The attention's logits are the model's (its extractor's, computed once per token); its span selection
+and weights are AllenNLP's (:func:`head_attention_sums`).
 The numbers equal those of the FFNN on the extractors' g_i up to float rounding
 (``tests/tasks/coref/test_coref_mention_scores.py``); g_i itself is then built by the two
 extractors for the kept spans only (``model.py``), a few percent of the candidates.
@@ -21,10 +23,10 @@ extractors for the kept spans only (``model.py``), a few percent of the candidat
 from typing import NamedTuple, Optional, cast
 
 import torch
-from allennlp.modules.span_extractors import EndpointSpanExtractor, SelfAttentiveSpanExtractor
+from allennlp.modules.span_extractors import EndpointSpanExtractor
 from allennlp.nn import util
 
-from elmo_tasks.allennlp_internals import endpoint_width_embedding, head_attention
+from elmo_tasks.allennlp_internals import endpoint_width_embedding
 from elmo_tasks.tasks.coref.feedforward import LayeredFeedForward
 
 
@@ -43,13 +45,14 @@ class MentionLayerParts(NamedTuple):
 
 def mention_layer_parts(
     endpoint_extractor: EndpointSpanExtractor,
-    attentive_extractor: SelfAttentiveSpanExtractor,
     first_layer: torch.nn.Linear,
     contextual: torch.Tensor,
     embedded: torch.Tensor,
+    head_logits: torch.Tensor,
 ) -> MentionLayerParts:
     """The per-token and per-width parts of the mention FFNN's first layer (``first_layer``), from the
-    BiLSTM states ``contextual`` and the word representations ``embedded``, (batch, tokens, dim)."""
+    BiLSTM states ``contextual`` and the word representations ``embedded``, (batch, tokens, dim), and the
+    head attention's logit of each token, ``head_logits`` (batch, tokens, 1)."""
     width_embedding = endpoint_width_embedding(endpoint_extractor)
     if width_embedding is None:
         raise ValueError("mention scores by parts need the model's endpoint extractor: x,y and raw width embeddings")
@@ -63,7 +66,7 @@ def mention_layer_parts(
         ends=torch.nn.functional.linear(contextual, end_weight),
         widths=torch.nn.functional.linear(width_embedding.weight, width_weight),
         head_values=torch.nn.functional.linear(embedded, head_weight),
-        head_logits=head_attention(attentive_extractor)(embedded),
+        head_logits=head_logits,
         width_embeddings=width_embedding.weight,
         width_weight=width_weight,
     )

@@ -3,9 +3,12 @@
 For each document: word representations (embeddings, character CNN, optionally ELMo) of each
 sentence; a BiLSTM over each sentence; every candidate span up to ``max_span_width`` tokens
 represented by [BiLSTM states at its two ends + a width embedding (AllenNLP's
-``EndpointSpanExtractor``); an attention-weighted sum of its word representations (AllenNLP's
-``SelfAttentiveSpanExtractor``, the "head-finding" attention)]; a mention score per span; then
-span ranking (``antecedents.py``: pruning, the pair scores, the loss, the clusters).
+``EndpointSpanExtractor``); an attention-weighted sum of its word representations (the "head-finding"
+attention: with ``head_attention_from_context``, Lee et al.'s, its logits from the BiLSTM states,
+``head_attention.py``; otherwise AllenNLP's ``SelfAttentiveSpanExtractor``, its logits from the words
+it sums)]; a mention score per span; then span ranking (``antecedents.py``: pruning, with Lee et al.'s
+check that no kept span crosses another under ``non_crossing_pruning``, the pair scores, the loss, the
+clusters).
 
 The mention scores of all candidate spans are computed by the parts of the mention FFNN's first
 layer (``mention_scores.py``: per token and per width, the head attention summing projected words),
@@ -23,9 +26,8 @@ the width embedding of every span and on the distance, speaker and genre embeddi
 (each span's width embedding dropped out once, for its mention score and its pair scores alike), the
 feedforwards' own between their layers.
 
-Deviations from Lee et al. (2017): no non-crossing constraint when pruning, and the head
-attention is computed from the word representations themselves (AllenNLP's extractor)
-rather than from the BiLSTM states.
+Both switches default to off, the model as it was before they existed (the committed runs' and
+allennlp-models'); the `full` configs, the paper's recipe, turn them on.
 
 Outputs: ``top_spans`` (batch, kept, 2) inclusive token spans, ``antecedent_indices``
 (batch, kept, antecedents) indices into the kept spans, ``predicted_antecedents`` (batch, kept)
@@ -33,18 +35,19 @@ index into ``antecedent_indices`` or -1 for none, ``clusters`` (per document, li
 ``document`` (its words) and ``name``; ``make_output_human_readable`` adds ``cluster_strings``.
 """
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import torch
-from allennlp.common import Lazy
 from allennlp.data import TextFieldTensors, Vocabulary
-from allennlp.models import Model
 from allennlp.modules import Seq2SeqEncoder, TextFieldEmbedder
 from allennlp.modules.span_extractors import EndpointSpanExtractor, SelfAttentiveSpanExtractor
-from allennlp.nn import InitializerApplicator, RegularizerApplicator, util
+from allennlp.nn import InitializerApplicator, util
 
+from elmo_tasks.allennlp_internals import head_attention
+from elmo_tasks.tasks.config_sized_model import ConfigArguments, ConfigSizedModel
 from elmo_tasks.tasks.coref import antecedents as ranking
 from elmo_tasks.tasks.coref.feedforward import LayeredFeedForward
+from elmo_tasks.tasks.coref.head_attention import ContextScoredHeadAttention
 from elmo_tasks.tasks.coref.mention_scores import (
     MentionLayerParts,
     first_layer_of_spans,
@@ -61,7 +64,7 @@ ONTONOTES_GENRES = ("bc", "bn", "mz", "nw", "pt", "tc", "wb")
 
 
 @register_task_model(NAMES, old_name=OLD_MODEL)
-class CorefElmo(Model):
+class CorefElmo(ConfigSizedModel):
     """Lee et al. (2017) span-ranking coreference; see the module docstring.
 
     # Parameters
@@ -83,10 +86,16 @@ class CorefElmo(Model):
     genres : genre names with an embedding each; any other genre shares one more embedding.
     span_chunk_size : candidate spans whose mention scores' first layer is computed together outside
         training (memory, see ``span_representations.spans_in_chunks``).
+    non_crossing_pruning : Lee et al.'s pruning, which passes over a span crossing one kept before it
+        (``antecedents.non_crossing_best``; default False, AllenNLP's pruning without the check).
+    head_attention_from_context : Lee et al.'s head attention, scored from the BiLSTM states, summing
+        the word representations (default False: AllenNLP's extractor, scored from the words).
 
     From a config the context layer is given without ``input_size`` and the feedforwards without
     ``input_dim``: ``from_partial_objects`` derives them from the embedder's width.
     """
+
+    sized_layers = ("context_layer", "mention_feedforward", "antecedent_feedforward")
 
     def __init__(
         self,
@@ -107,6 +116,8 @@ class CorefElmo(Model):
         genres: Sequence[str] = ONTONOTES_GENRES,
         initializer: InitializerApplicator = InitializerApplicator(),
         span_chunk_size: int = 2048,
+        non_crossing_pruning: bool = False,
+        head_attention_from_context: bool = False,
         **kwargs: Any,
     ) -> None:
         # kwargs: the arguments of every AllenNLP Model (regularizer, serialization_dir, ddp_accelerator)
@@ -133,7 +144,15 @@ class CorefElmo(Model):
             num_width_embeddings=max_span_width,
             span_width_embedding_dim=feature_size,
         )
-        self.attentive_span_extractor = SelfAttentiveSpanExtractor(text_field_embedder.get_output_dim())
+        self.non_crossing_pruning = non_crossing_pruning
+        self.head_attention_from_context = head_attention_from_context
+        # One attribute either way: the parameter names (``attentive_span_extractor._global_attention...``)
+        # are the same, only the attention's input width differs.
+        self.attentive_span_extractor: Union[SelfAttentiveSpanExtractor, ContextScoredHeadAttention] = (
+            ContextScoredHeadAttention(context_layer.get_output_dim(), text_field_embedder.get_output_dim())
+            if head_attention_from_context
+            else SelfAttentiveSpanExtractor(text_field_embedder.get_output_dim())
+        )
         self.mention_feedforward = mention_feedforward
         self.mention_scorer = torch.nn.Linear(mention_feedforward.get_output_dim(), 1)
         self.antecedent_feedforward = antecedent_feedforward
@@ -149,52 +168,14 @@ class CorefElmo(Model):
         self.pruning_statistics = ranking.PruningStatistics()
         initializer(self)
 
-    @classmethod
-    def from_partial_objects(
-        cls,
-        vocab: Vocabulary,
-        text_field_embedder: TextFieldEmbedder,
-        context_layer: Lazy[Seq2SeqEncoder],
-        mention_feedforward: Lazy[LayeredFeedForward],
-        antecedent_feedforward: Lazy[LayeredFeedForward],
-        feature_size: int = 20,
-        max_span_width: int = 10,
-        spans_per_word: float = 0.4,
-        max_antecedents: int = 250,
-        lexical_dropout: float = 0.5,
-        context_dropout: float = 0.0,
-        feature_dropout: float = 0.0,
-        sentences_per_embedding_batch: int = 64,
-        pair_chunk_size: int = 64,
-        genres: Sequence[str] = ONTONOTES_GENRES,
-        initializer: InitializerApplicator = InitializerApplicator(),
-        span_chunk_size: int = 2048,
-        regularizer: Optional[RegularizerApplicator] = None,
-    ) -> "CorefElmo":
-        """Fills in every input size from the embedder's width (ELMo's comes from its options file)."""
-        embedding_dim = text_field_embedder.get_output_dim()
-        context = context_layer.construct(input_size=embedding_dim)
-        span_dim = span_width(embedding_dim, context.get_output_dim(), feature_size)
-        return cls(
-            vocab=vocab,
-            text_field_embedder=text_field_embedder,
-            context_layer=context,
-            mention_feedforward=mention_feedforward.construct(input_dim=span_dim),
-            antecedent_feedforward=antecedent_feedforward.construct(input_dim=pair_width(span_dim, feature_size)),
-            feature_size=feature_size,
-            max_span_width=max_span_width,
-            spans_per_word=spans_per_word,
-            max_antecedents=max_antecedents,
-            lexical_dropout=lexical_dropout,
-            context_dropout=context_dropout,
-            feature_dropout=feature_dropout,
-            sentences_per_embedding_batch=sentences_per_embedding_batch,
-            pair_chunk_size=pair_chunk_size,
-            genres=genres,
-            initializer=initializer,
-            span_chunk_size=span_chunk_size,
-            regularizer=regularizer,
-        )
+    @staticmethod
+    def size_layers(config: ConfigArguments) -> None:
+        """Every input size from the embedder's width (ELMo's comes from its options file)."""
+        context = config.build("context_layer", input_size=config.embedding_dim)
+        feature_size = config.setting("feature_size")
+        span_dim = span_width(config.embedding_dim, context.get_output_dim(), feature_size)
+        config.build("mention_feedforward", input_dim=span_dim)
+        config.build("antecedent_feedforward", input_dim=pair_width(span_dim, feature_size))
 
     def _mention_scores(
         self,
@@ -209,14 +190,21 @@ class CorefElmo(Model):
         spans' width-embedding dropout mask (training only)."""
         parts = mention_layer_parts(
             self.endpoint_span_extractor,
-            self.attentive_span_extractor,
             self.mention_feedforward.first_layer,
             document_contextual,
             document_embedded,
+            self._head_logits(document_contextual, document_embedded),
         )
         hidden = self._mention_first_layer(parts, spans, span_mask, width_keep)
         scores = mention_scores_from_first_layer(self.mention_feedforward, self.mention_scorer, hidden)
         return scores.masked_fill(~span_mask, util.min_value_of_dtype(scores.dtype))
+
+    def _head_logits(self, document_contextual: torch.Tensor, document_embedded: torch.Tensor) -> torch.Tensor:
+        """The head attention's logit of every token, (batch, tokens, 1): from the BiLSTM states
+        (``head_attention_from_context``) or from the word representations (AllenNLP's extractor)."""
+        if isinstance(self.attentive_span_extractor, ContextScoredHeadAttention):
+            return self.attentive_span_extractor.logits(document_contextual)
+        return head_attention(self.attentive_span_extractor)(document_embedded)
 
     def _mention_first_layer(
         self,
@@ -246,15 +234,18 @@ class CorefElmo(Model):
         width_keep: Optional[torch.Tensor] = None,
     ) -> torch.Tensor:
         """g_i of the given spans (the kept ones), in one pass: [BiLSTM end points + width embedding;
-        head attention], AllenNLP's extractors; ``width_keep``: the spans' width-embedding dropout mask
-        (training only), the one their mention scores had."""
+        head attention], AllenNLP's extractors (ours for the head attention from the BiLSTM states);
+        ``width_keep``: the spans' width-embedding dropout mask (training only), the one their mention
+        scores had."""
         endpoints = self.endpoint_span_extractor(document_contextual, spans, document_mask, span_mask)
         if width_keep is not None:  # the width embedding is the extractor's last part
             width_dim = width_keep.size(-1)
             endpoints = torch.cat([endpoints[..., :-width_dim], endpoints[..., -width_dim:] * width_keep], dim=-1)
-        return torch.cat(
-            [endpoints, self.attentive_span_extractor(document_embedded, spans, document_mask, span_mask)], dim=-1
-        )
+        if isinstance(self.attentive_span_extractor, ContextScoredHeadAttention):
+            heads = self.attentive_span_extractor(document_contextual, document_embedded, spans, span_mask)
+        else:
+            heads = self.attentive_span_extractor(document_embedded, spans, document_mask, span_mask)
+        return torch.cat([endpoints, heads], dim=-1)
 
     def forward(
         self,
@@ -274,7 +265,8 @@ class CorefElmo(Model):
         safe_spans = spans.clamp(min=0)
         width_keep = self._width_keep(safe_spans)
         mention_scores = self._mention_scores(document_contextual, document_embedded, safe_spans, span_mask, width_keep)
-        kept = ranking.prune_spans(mention_scores, span_mask, num_tokens, self.spans_per_word)
+        crossing_checked = safe_spans if self.non_crossing_pruning else None
+        kept = ranking.prune_spans(mention_scores, span_mask, num_tokens, self.spans_per_word, crossing_checked)
         top_spans = util.batched_index_select(safe_spans, kept.indices)
         top_width_keep = None if width_keep is None else util.batched_index_select(width_keep, kept.indices)
         top_embeddings = self._embed_spans(

@@ -18,9 +18,11 @@ are shared with the other readers in :mod:`elmo_tasks.tasks.data_selection`.
 Long training documents. With ``max_sentences = N`` a document of S > N sentences is cut into
 ceil(S / N) consecutive pieces of near-equal length (e.g. 120 sentences with N = 50 give
 pieces of 40), each its own instance, so no text is thrown away; clusters are restricted to
-each piece. Lee et al. (2017) instead cropped a random window of 50 sentences each epoch; a
-fixed cut keeps instances cacheable across epochs. Use it for training only (the configs'
-``validation_dataset_reader`` has no ``max_sentences``): evaluation needs whole documents.
+each piece. Use it for training only (the configs' ``validation_dataset_reader`` has no
+``max_sentences``): evaluation needs whole documents. Lee et al. (2017) instead train on one random
+window of 50 sentences of a long document, a new one each time it is seen: the `full` configs read
+whole documents and crop them as they go into a batch (``training_windows.py``, which says why it is
+not done here).
 """
 
 import logging
@@ -69,12 +71,8 @@ def cut_document(document: ConllDocument, max_sentences: int) -> Tuple[List[Conl
         token_starts.append(token_starts[-1] + len(sentence))
     for number, (first, last) in enumerate(zip(bounds, bounds[1:], strict=False)):
         begin, end = token_starts[first], token_starts[last]
-        clusters = []
-        for cluster in document.clusters:
-            inside = [(s - begin, e - begin) for s, e in cluster if begin <= s and e < end]
-            lost += sum(1 for s, e in cluster if (s < begin <= e) or (s < end <= e))
-            if inside:
-                clusters.append(inside)
+        clusters, crossing = clusters_inside(document.clusters, begin, end)
+        lost += crossing
         result.append(
             ConllDocument(
                 name=f"{document.name} [sentences {first}-{last - 1}, piece {number + 1}/{pieces}]",
@@ -86,6 +84,18 @@ def cut_document(document: ConllDocument, max_sentences: int) -> Tuple[List[Conl
             )
         )
     return result, lost
+
+
+def clusters_inside(clusters: Sequence[Cluster], begin: int, end: int) -> Tuple[List[Cluster], int]:
+    """The mentions inside the tokens [begin, end), counted from ``begin`` (a cluster left with none is
+    dropped), and how many mentions crossed ``begin`` or ``end``."""
+    inside_clusters, crossing = [], 0
+    for cluster in clusters:
+        inside = [(s - begin, e - begin) for s, e in cluster if begin <= s and e < end]
+        crossing += sum(1 for s, e in cluster if (s < begin <= e) or (s < end <= e))
+        if inside:
+            inside_clusters.append(inside)
+    return inside_clusters, crossing
 
 
 def candidate_spans(sentences: Sequence[Sequence[str]], max_span_width: int) -> List[Tuple[int, int]]:

@@ -3,9 +3,9 @@ demo page and what the commands say of its archives (elmo_tasks/tasks/registry.p
 
 from elmo_tasks.demo.task_pages import DemoPage, FormField
 from elmo_tasks.reproduction.notes import TaskNotes
-from elmo_tasks.reproduction.task_table import GLOVE_840B, mini_budget, paper_budget, task_spec, until_converged
+from elmo_tasks.reproduction.specs import Table1Row
+from elmo_tasks.reproduction.task_table import GLOVE_840B, benchmark_spec, mini_budget, paper_budget, until_converged
 from elmo_tasks.tasks.coref.names import NAMES
-from elmo_tasks.tasks.registry import BenchmarkSpec
 
 COREF_MINI = {
     "model.antecedent_feedforward.hidden_dims": 100,
@@ -30,21 +30,14 @@ COREF_MINI = {
     **until_converged(30, 5),
 }
 
-SPEC = BenchmarkSpec(
-    key=NAMES.task,
-    table1_row=4,
-    reproduction=task_spec(
-        NAMES.task,
-        name="Coref",
-        metric="coref_f1",
-        metric_name="average F1",
-        also_report={"muc_f1": "MUC F1", "bcub_f1": "B-cubed F1", "ceafe_f1": "CEAF-phi4 F1"},
-        paper=(67.2, 70.4),
-        elmo_at="input",
-        mini=mini_budget(COREF_MINI),
-        # Lee et al. also concatenate Turian's 50-d vectors: one file here
-        full=paper_budget(GLOVE_840B, {}),
-    ),
+SPEC = benchmark_spec(
+    NAMES.task,
+    Table1Row(4, "Coref", metric=("coref_f1", "average F1"), paper=(67.2, 70.4)),
+    elmo_at="input",
+    also_report={"muc_f1": "MUC F1", "bcub_f1": "B-cubed F1", "ceafe_f1": "CEAF-phi4 F1"},
+    mini=mini_budget(COREF_MINI),
+    # Lee et al. also concatenate Turian's 50-d vectors: one file here
+    full=paper_budget(GLOVE_840B, {}),
     report=TaskNotes(
         title="CoNLL-2012 coreference (Lee et al. 2017), test average F1 of MUC, B-cubed, CEAF-phi4",
         trained_on={

@@ -9,17 +9,16 @@ model's ``regularizer``.
 from typing import Any, Dict, List, Optional
 
 import torch
-from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError, check_dimensions_match
 from allennlp.data import TextFieldTensors, Vocabulary
-from allennlp.models.model import Model
 from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder, TimeDistributed
 from allennlp.modules.conditional_random_field import ConditionalRandomField, allowed_transitions
 from allennlp.modules.token_embedders import TokenCharactersEncoder
-from allennlp.nn import InitializerApplicator, RegularizerApplicator
+from allennlp.nn import InitializerApplicator
 from allennlp.nn.util import get_text_field_mask
 
 from elmo_tasks.modules.distinct_words import encode_each_distinct_word_once
+from elmo_tasks.tasks.config_sized_model import ConfigArguments, ConfigSizedModel
 from elmo_tasks.tasks.ner.crf_likelihood import crf_log_likelihood
 from elmo_tasks.tasks.ner.metric import DistributedSpanBasedF1Measure
 from elmo_tasks.tasks.ner.names import NAMES, OLD_MODEL
@@ -31,7 +30,7 @@ LOSS_REDUCTIONS = ("sum", "mean")
 
 
 @register_task_model(NAMES, old_name=OLD_MODEL)
-class ElmoCrfTagger(Model):
+class ElmoCrfTagger(ConfigSizedModel):
     """Embed tokens, run a BiLSTM, score tags per token, decode with a constrained CRF.
 
     # Parameters
@@ -62,6 +61,7 @@ class ElmoCrfTagger(Model):
     sentence, tag ids; tag strings after ``make_output_human_readable``).
     """
 
+    sized_layers = ("encoder", "feedforward")
     allowed_transitions: torch.Tensor  # a buffer: which tag may follow which, start and end included
 
     def __init__(
@@ -130,42 +130,12 @@ class ElmoCrfTagger(Model):
         )
         initializer(self)
 
-    @classmethod
-    def from_partial_objects(
-        cls,
-        vocab: Vocabulary,
-        text_field_embedder: TextFieldEmbedder,
-        encoder: Lazy[Seq2SeqEncoder],
-        label_namespace: str = "labels",
-        label_encoding: str = "BIOUL",
-        dropout: float = 0.5,
-        feedforward: Optional[Lazy[FeedForward]] = None,
-        include_start_end_transitions: bool = True,
-        decode_during_training: bool = False,
-        loss_reduction: str = "sum",
-        initializer: InitializerApplicator = InitializerApplicator(),
-        regularizer: Optional[RegularizerApplicator] = None,
-    ) -> "ElmoCrfTagger":
-        """Build the encoder for the embedder's output width (an RNN-style ``input_size``) and the
-        feedforward, if any, for the encoder's."""
-        built_encoder = encoder.construct(input_size=text_field_embedder.get_output_dim())
-        built_feedforward = None
-        if feedforward is not None:
-            built_feedforward = feedforward.construct(input_dim=built_encoder.get_output_dim())
-        return cls(
-            vocab=vocab,
-            text_field_embedder=text_field_embedder,
-            encoder=built_encoder,
-            label_namespace=label_namespace,
-            label_encoding=label_encoding,
-            dropout=dropout,
-            feedforward=built_feedforward,
-            include_start_end_transitions=include_start_end_transitions,
-            decode_during_training=decode_during_training,
-            loss_reduction=loss_reduction,
-            initializer=initializer,
-            regularizer=regularizer,
-        )
+    @staticmethod
+    def size_layers(config: ConfigArguments) -> None:
+        """The encoder reads the embedder's output (an RNN-style ``input_size``), the feedforward, if
+        any, the encoder's."""
+        encoder = config.build("encoder", input_size=config.embedding_dim)
+        config.build("feedforward", input_dim=encoder.get_output_dim())
 
     def forward(  # type: ignore[override]  # why: Model.forward declares *inputs; AllenNLP passes fields by name
         self,

@@ -3,42 +3,35 @@ and what the commands say of its archives (elmo_tasks/tasks/registry.py)."""
 
 from elmo_tasks.demo.task_pages import DemoPage, FormField
 from elmo_tasks.reproduction.notes import TaskNotes
+from elmo_tasks.reproduction.specs import Table1Row
 from elmo_tasks.reproduction.task_table import (
     ELMO_DIAGNOSIS,
     FINETUNING,
     LAYER_ANALYSES,
+    benchmark_spec,
     mini_budget,
     paper_budget,
     recipe_budget,
-    task_spec,
     until_converged,
 )
 from elmo_tasks.tasks.ner.names import NAMES
-from elmo_tasks.tasks.registry import BenchmarkSpec
 
 # Whole epochs of eng.train (220 batches of 64). At 20 epochs the baseline's eng.testa F1 was still
 # rising, ELMo's had levelled off from about epoch 10; at 30 some runs' best epoch was still the last.
 NER_MINI = {"model.encoder.hidden_sizes": [100, 100], **until_converged(60, 8)}
 
-SPEC = BenchmarkSpec(
-    key=NAMES.task,
-    table1_row=5,
-    reproduction=task_spec(
-        NAMES.task,
-        name="NER",
-        metric="f1-measure-overall",
-        metric_name="F1",
-        paper=(90.15, 92.22),
-        elmo_at="input, lambda 0.1",
-        analyses={**LAYER_ANALYSES, **ELMO_DIAGNOSIS},
-        # eng.train's sentences (eng.testa's for the validation perplexity)
-        bilm_finetuning={**FINETUNING, "mini": {"trainer.num_epochs": 2}, "recipe": FINETUNING["paper"]},
-        lm_text="elmo_tasks.tasks.ner.lm_text",
-        mini=mini_budget(NER_MINI),
-        recipe=recipe_budget(),  # 1.3 to 4 min per epoch on one thread: hours per run (docs/PAPER.md, NER)
-        # GloVe's 50-d vectors in place of Senna's, as allennlp-models does
-        full=paper_budget("glove.6B.50d.txt", {}),
-    ),
+SPEC = benchmark_spec(
+    NAMES.task,
+    Table1Row(5, "NER", metric=("f1-measure-overall", "F1"), paper=(90.15, 92.22)),
+    elmo_at="input, lambda 0.1",
+    analyses={**LAYER_ANALYSES, **ELMO_DIAGNOSIS},
+    # eng.train's sentences (eng.testa's for the validation perplexity)
+    bilm_finetuning={**FINETUNING, "mini": {"trainer.num_epochs": 2}, "recipe": FINETUNING["paper"]},
+    lm_text="elmo_tasks.tasks.ner.lm_text",
+    mini=mini_budget(NER_MINI),
+    recipe=recipe_budget(),  # 1.3 to 4 min per epoch on one thread: hours per run (docs/PAPER.md, NER)
+    # GloVe's 50-d vectors in place of Senna's, as allennlp-models does
+    full=paper_budget("glove.6B.50d.txt", {}),
     report=TaskNotes(
         title="CoNLL-2003 NER (BiLSTM-CRF), eng.testb span F1",
         trained_on={

@@ -11,24 +11,23 @@ the encoded sentence, so the soft alignment, the enhancement and the projection 
 from typing import Any, Dict, List, Optional, Union, cast
 
 import torch
-from allennlp.common import Lazy
 from allennlp.common.checks import check_dimensions_match
 from allennlp.data import TextFieldTensors, Vocabulary
-from allennlp.models import Model
 from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder
 from allennlp.modules.input_variational_dropout import InputVariationalDropout
 from allennlp.modules.matrix_attention import DotProductMatrixAttention, MatrixAttention
-from allennlp.nn import InitializerApplicator, RegularizerApplicator
+from allennlp.nn import InitializerApplicator
 from allennlp.nn.util import get_text_field_mask, masked_max, masked_mean, masked_softmax, weighted_sum
 from allennlp.training.metrics import CategoricalAccuracy
 
 from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice, embed_text, output_dim
+from elmo_tasks.tasks.config_sized_model import ConfigArguments, ConfigSizedModel
 from elmo_tasks.tasks.registration import register_task_model
 from elmo_tasks.tasks.snli.names import MODEL, NAMES, OLD_MODEL
 
 
 @register_task_model(NAMES, old_name=OLD_MODEL)
-class EsimElmo(Model):
+class EsimElmo(ConfigSizedModel):
     """Enhanced Sequential Inference Model; 3-way classification of (premise, hypothesis).
 
     # Parameters
@@ -58,6 +57,8 @@ class EsimElmo(Model):
     Output: ``label_logits`` and ``label_probs`` (batch, labels); ``make_output_human_readable``
     adds ``label``, the predicted label's name.
     """
+
+    sized_layers = ("encoder", "projection_feedforward", "inference_encoder", "output_feedforward")
 
     def __init__(
         self,
@@ -121,47 +122,16 @@ class EsimElmo(Model):
         self.loss = torch.nn.CrossEntropyLoss()
         initializer(self)
 
-    @classmethod
-    def from_partial_objects(
-        cls,
-        vocab: Vocabulary,
-        text_field_embedder: TextFieldEmbedder,
-        encoder: Lazy[Seq2SeqEncoder],
-        projection_feedforward: Lazy[FeedForward],
-        inference_encoder: Lazy[Seq2SeqEncoder],
-        output_feedforward: Lazy[FeedForward],
-        elmo_at_output: bool = False,
-        dropout: float = 0.5,
-        attention_dropout: float = 0.0,
-        label_namespace: str = "labels",
-        matrix_attention: Optional[MatrixAttention] = None,
-        initializer: InitializerApplicator = InitializerApplicator(),
-        regularizer: Optional[RegularizerApplicator] = None,
-    ) -> "EsimElmo":
-        """Builds the encoders and feedforwards with input sizes derived from the embedder and the
-        encoder: ``encoder`` reads the embedding, the projection reads ``[a; a~; a - a~; a * a~]``
-        (4x the encoder's output [+ ELMo's output mix]), the inference encoder reads the projection's
-        output and the output feedforward the four pooled vectors (4x the composition's width)."""
-        output_elmo = ElmoAtOutput.for_model(elmo_at_output, text_field_embedder, MODEL)
-        built_encoder = encoder.construct(input_size=text_field_embedder.get_output_dim())
-        encoded = built_encoder.get_output_dim() + output_dim(output_elmo)
-        projection = projection_feedforward.construct(input_dim=4 * encoded)
-        built_inference = inference_encoder.construct(input_size=projection.get_output_dim())
-        return cls(
-            vocab=vocab,
-            text_field_embedder=text_field_embedder,
-            encoder=built_encoder,
-            projection_feedforward=projection,
-            inference_encoder=built_inference,
-            output_feedforward=output_feedforward.construct(input_dim=4 * built_inference.get_output_dim()),
-            elmo_at_output=output_elmo,
-            dropout=dropout,
-            attention_dropout=attention_dropout,
-            label_namespace=label_namespace,
-            matrix_attention=matrix_attention,
-            initializer=initializer,
-            regularizer=regularizer,
-        )
+    @staticmethod
+    def size_layers(config: ConfigArguments) -> None:
+        """``encoder`` reads the embedding, the projection ``[a; a~; a - a~; a * a~]`` (4x the encoder's
+        output [+ ELMo's output mix]), the inference encoder the projection's output and the output
+        feedforward the four pooled vectors (4x the composition's width)."""
+        encoder = config.build("encoder", input_size=config.embedding_dim)
+        encoded = encoder.get_output_dim() + config.elmo_at_output_dim(MODEL)
+        projection = config.build("projection_feedforward", input_dim=4 * encoded)
+        inference = config.build("inference_encoder", input_size=projection.get_output_dim())
+        config.build("output_feedforward", input_dim=4 * inference.get_output_dim())
 
     def forward(
         self,

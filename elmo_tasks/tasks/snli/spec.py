@@ -6,7 +6,7 @@ from typing import Dict, Tuple
 
 from elmo_tasks.demo.task_pages import DemoPage, FormField
 from elmo_tasks.reproduction.notes import TaskNotes
-from elmo_tasks.reproduction.specs import Overrides, SampleEfficiency
+from elmo_tasks.reproduction.specs import Overrides, SampleEfficiency, Table1Row
 from elmo_tasks.reproduction.task_table import (
     ELMO_DIAGNOSIS,
     FINETUNING,
@@ -14,12 +14,11 @@ from elmo_tasks.reproduction.task_table import (
     INPUT_AND_OUTPUT,
     INPUT_ONLY,
     SMOKE_SAMPLED,
+    benchmark_spec,
     mini_budget,
     paper_budget,
-    task_spec,
     until_converged,
 )
-from elmo_tasks.tasks.registry import BenchmarkSpec
 from elmo_tasks.tasks.snli.names import NAMES
 
 SNLI_MINI = {
@@ -91,34 +90,27 @@ def snli_paper_share_overrides(shares: Tuple[float, ...]) -> Dict[float, Overrid
 
 SNLI_PAPER_SHARES = (0.001, 0.01, 0.1)
 
-SPEC = BenchmarkSpec(
-    key=NAMES.task,
-    table1_row=2,
-    reproduction=task_spec(
-        NAMES.task,
-        name="SNLI",
-        metric="accuracy",
-        metric_name="accuracy",
-        paper=(88.0, 88.7),
-        elmo_at="input; the paper: input and output",
-        analyses={**SNLI_PLACEMENT, **ELMO_DIAGNOSIS},
-        bilm_finetuning=FINETUNING,
-        lm_text="elmo_tasks.tasks.snli.lm_text",  # each premise once, every hypothesis
-        # The training pairs sampled by premise; the full runs train on the same pairs: the 100% point.
-        sample_efficiency=SampleEfficiency(full_runs_included=True),
-        smoke=SMOKE_SAMPLED,
-        mini=mini_budget(SNLI_MINI, sample_shares=(0.1, 0.3), sample_overrides=snli_share_overrides((0.1, 0.3))),
-        full=paper_budget(
-            GLOVE_840B,
-            {},
-            sample_shares=SNLI_PAPER_SHARES,
-            sample_overrides=snli_paper_share_overrides(SNLI_PAPER_SHARES),
-            # the paper's best SNLI model read a biLM fine-tuned on SNLI's training text (appendix A.1)
-            finetuned_bilm_variants=("elmo",),
-        ),
-        paper_layers={"top layer only": 89.1, "all layers, lambda = 1": 89.3, "all layers, lambda = 0.001": 89.5},
-        paper_placement={"input only": 88.9, "input and output": 89.5, "output only": 88.7},
+SPEC = benchmark_spec(
+    NAMES.task,
+    Table1Row(2, "SNLI", metric=("accuracy", "accuracy"), paper=(88.0, 88.7)),
+    elmo_at="input; the paper: input and output",
+    analyses={**SNLI_PLACEMENT, **ELMO_DIAGNOSIS},
+    bilm_finetuning=FINETUNING,
+    lm_text="elmo_tasks.tasks.snli.lm_text",  # each premise once, every hypothesis
+    # The training pairs sampled by premise; the full runs train on the same pairs: the 100% point.
+    sample_efficiency=SampleEfficiency(full_runs_included=True),
+    smoke=SMOKE_SAMPLED,
+    mini=mini_budget(SNLI_MINI, sample_shares=(0.1, 0.3), sample_overrides=snli_share_overrides((0.1, 0.3))),
+    full=paper_budget(
+        GLOVE_840B,
+        {},
+        sample_shares=SNLI_PAPER_SHARES,
+        sample_overrides=snli_paper_share_overrides(SNLI_PAPER_SHARES),
+        # the paper's best SNLI model read a biLM fine-tuned on SNLI's training text (appendix A.1)
+        finetuned_bilm_variants=("elmo",),
     ),
+    paper_layers={"top layer only": 89.1, "all layers, lambda = 1": 89.3, "all layers, lambda = 0.001": 89.5},
+    paper_placement={"input only": 88.9, "input and output": 89.5, "output only": 88.7},
     report=TaskNotes(
         title="SNLI (ESIM), test accuracy",
         trained_on={

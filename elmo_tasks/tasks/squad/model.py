@@ -37,14 +37,12 @@ and ``question_id``.
 from typing import Any, Dict, List, Optional, Tuple, Union, cast
 
 import torch
-from allennlp.common import Lazy
 from allennlp.common.checks import check_dimensions_match
 from allennlp.data import TextFieldTensors, Vocabulary
-from allennlp.models import Model
 from allennlp.modules import Seq2SeqEncoder, TextFieldEmbedder
 from allennlp.modules.input_variational_dropout import InputVariationalDropout
 from allennlp.modules.matrix_attention import LinearMatrixAttention
-from allennlp.nn import InitializerApplicator, RegularizerApplicator
+from allennlp.nn import InitializerApplicator
 from allennlp.nn.util import (
     get_text_field_mask,
     masked_log_softmax,
@@ -56,6 +54,7 @@ from allennlp.nn.util import (
 
 from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice, embed_text, output_dim
 from elmo_tasks.setting_checks import positive_count
+from elmo_tasks.tasks.config_sized_model import ConfigArguments, ConfigSizedModel
 from elmo_tasks.tasks.registration import register_task_model
 from elmo_tasks.tasks.squad.distinct_passages import distinct_rows, select_rows
 from elmo_tasks.tasks.squad.metric import SquadEmAndF1
@@ -64,7 +63,7 @@ from elmo_tasks.tasks.squad.spans import best_spans, span_texts
 
 
 @register_task_model(NAMES, old_name=OLD_MODEL)
-class BidafSelfAttention(Model):
+class BidafSelfAttention(ConfigSizedModel):
     """Extractive QA: the answer is a span of the passage (see the module docstring).
 
     # Parameters
@@ -79,6 +78,8 @@ class BidafSelfAttention(Model):
     dropout : variational dropout rate.
     max_span_length : longest span (in tokens) the decoder may return.
     """
+
+    sized_layers = ("phrase_layer", "residual_encoder", "span_start_encoder", "span_end_encoder")
 
     def __init__(
         self,
@@ -138,39 +139,17 @@ class BidafSelfAttention(Model):
         self.squad_metrics = SquadEmAndF1()
         initializer(self)
 
-    @classmethod
-    def from_partial_objects(
-        cls,
-        vocab: Vocabulary,
-        text_field_embedder: TextFieldEmbedder,
-        phrase_layer: Lazy[Seq2SeqEncoder],
-        residual_encoder: Lazy[Seq2SeqEncoder],
-        span_start_encoder: Lazy[Seq2SeqEncoder],
-        span_end_encoder: Lazy[Seq2SeqEncoder],
-        attention_dim: int = 200,
-        elmo_at_output: bool = False,
-        dropout: float = 0.2,
-        max_span_length: int = 17,
-        initializer: InitializerApplicator = InitializerApplicator(),
-        regularizer: Optional[RegularizerApplicator] = None,
-    ) -> "BidafSelfAttention":
-        """Builds the GRUs with input sizes derived from the embedder and ``attention_dim``."""
-        output_elmo = ElmoAtOutput.for_model(elmo_at_output, text_field_embedder, MODEL)
-        start_encoder = span_start_encoder.construct(input_size=attention_dim)
-        return cls(
-            vocab=vocab,
-            text_field_embedder=text_field_embedder,
-            phrase_layer=phrase_layer.construct(input_size=text_field_embedder.get_output_dim()),
-            residual_encoder=residual_encoder.construct(input_size=attention_dim),
-            span_start_encoder=start_encoder,
-            span_end_encoder=span_end_encoder.construct(input_size=attention_dim + start_encoder.get_output_dim()),
-            attention_dim=attention_dim,
-            elmo_at_output=output_elmo,
-            dropout=dropout,
-            max_span_length=max_span_length,
-            initializer=initializer,
-            regularizer=regularizer,
-        )
+    @staticmethod
+    def size_layers(config: ConfigArguments) -> None:
+        """The GRUs' input sizes: the embedding, then ``attention_dim`` (the span end's GRU also reads the
+        span start's output). ELMo at the output is built once here; the attention, not a GRU, reads it."""
+        config.elmo_at_output_dim(MODEL)
+        attention_dim = config.setting("attention_dim")
+        # the span start's GRU first, as the records' runs built it: a seed gives each layer the same weights
+        start_encoder = config.build("span_start_encoder", input_size=attention_dim)
+        config.build("phrase_layer", input_size=config.embedding_dim)
+        config.build("residual_encoder", input_size=attention_dim)
+        config.build("span_end_encoder", input_size=attention_dim + start_encoder.get_output_dim())
 
     def _encode(self, text: TextFieldTensors, mask: torch.BoolTensor) -> torch.Tensor:
         """Embedding, the shared GRU and (with ELMo at the output) ELMo's output mix of the same biLM pass."""

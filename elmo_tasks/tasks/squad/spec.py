@@ -3,16 +3,15 @@ demo page and what the commands say of its archives (elmo_tasks/tasks/registry.p
 
 from elmo_tasks.demo.task_pages import DemoPage, FormField
 from elmo_tasks.reproduction.notes import TaskNotes
-from elmo_tasks.reproduction.specs import Split
+from elmo_tasks.reproduction.specs import Split, Table1Row
 from elmo_tasks.reproduction.task_table import (
     GLOVE_840B,
     INPUT_ONLY,
+    benchmark_spec,
     mini_budget,
     paper_budget,
-    task_spec,
     until_converged,
 )
-from elmo_tasks.tasks.registry import BenchmarkSpec
 from elmo_tasks.tasks.squad.names import NAMES
 
 # The committed records' settings (Clark and Gardner's own sizes), where the recipe has appendix A.4's
@@ -28,24 +27,17 @@ SQUAD_MINI = {
     **until_converged(40, 5),
 }
 
-SPEC = BenchmarkSpec(
-    key=NAMES.task,
-    table1_row=1,
-    reproduction=task_spec(
-        NAMES.task,
-        name="SQuAD",
-        metric="f1",
-        metric_name="F1",
-        also_report={"em": "exact match"},
-        paper=(81.1, 85.8),
-        elmo_at="input and output",
-        analyses=INPUT_ONLY,
-        split=Split("ELMO_TASKS_FOLD", "1/4", ("1/4", "2/4", "3/4", "4/4"), "fold"),
-        mini=mini_budget(SQUAD_MINI),
-        full=paper_budget(GLOVE_840B, {}),
-        paper_layers={"top layer only": 84.7, "all layers, lambda = 1": 85.0, "all layers, lambda = 0.001": 85.2},
-        paper_placement={"input only": 85.1, "input and output": 85.6, "output only": 84.8},
-    ),
+SPEC = benchmark_spec(
+    NAMES.task,
+    Table1Row(1, "SQuAD", metric=("f1", "F1"), paper=(81.1, 85.8)),
+    elmo_at="input and output",
+    also_report={"em": "exact match"},
+    analyses=INPUT_ONLY,
+    split=Split("ELMO_TASKS_FOLD", "1/4", ("1/4", "2/4", "3/4", "4/4"), "fold"),
+    mini=mini_budget(SQUAD_MINI),
+    full=paper_budget(GLOVE_840B, {}),
+    paper_layers={"top layer only": 84.7, "all layers, lambda = 1": 85.0, "all layers, lambda = 0.001": 85.2},
+    paper_placement={"input only": 85.1, "input and output": 85.6, "output only": 84.8},
     report=TaskNotes(
         title=(
             "SQuAD v1.1 (BiDAF + self-attention), F1 on XQuAD English (SQuAD v1.1 dev questions), held-out test fold "

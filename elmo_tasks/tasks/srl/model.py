@@ -3,7 +3,8 @@
 Per predicate: word vectors (and, for "+ ELMo", the ELMo vector of each word) concatenated with
 an embedding of the binary predicate indicator, a stack of LSTMs whose directions alternate from
 layer to layer with highway connections and recurrent dropout (AllenNLP's
-``StackedAlternatingLstm``, ``alternating_lstm`` in configs), a per-token softmax over BIO tags
+``StackedAlternatingLstm``, ``alternating_lstm`` in configs; the paper's recipe uses
+``variational_alternating_lstm``, with He et al.'s dropout of each layer's output), a per-token softmax over BIO tags
 trained with cross-entropy (per sentence, the words' negative log-likelihoods summed, as He et
 al.'s code does, or averaged: ``sentence_loss``), and at prediction time Viterbi decoding
 constrained to valid BIO sequences (``I-X`` only after ``B-X`` or ``I-X``).
@@ -16,13 +17,11 @@ batch) when the biLM is frozen.
 from typing import Any, Dict, List, Optional
 
 import torch
-from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError, check_dimensions_match
 from allennlp.data import TextFieldTensors, Vocabulary
-from allennlp.models.model import Model
 from allennlp.modules import Seq2SeqEncoder, TextFieldEmbedder, TimeDistributed
 from allennlp.modules.conditional_random_field import allowed_transitions
-from allennlp.nn import InitializerApplicator, RegularizerApplicator
+from allennlp.nn import InitializerApplicator
 from allennlp.nn.util import (
     get_lengths_from_binary_sequence_mask,
     get_text_field_mask,
@@ -30,6 +29,7 @@ from allennlp.nn.util import (
     viterbi_decode,
 )
 
+from elmo_tasks.tasks.config_sized_model import ConfigArguments, ConfigSizedModel
 from elmo_tasks.tasks.registration import register_task_model
 from elmo_tasks.tasks.srl.metric import SrlEvalMetric
 from elmo_tasks.tasks.srl.names import MODEL, NAMES, OLD_MODEL, READER
@@ -41,7 +41,8 @@ SENTENCE_LOSSES = ("mean", "sum")
 
 
 @register_task_model(NAMES, old_name=OLD_MODEL)
-class SrlElmo(Model):
+class SrlElmo(ConfigSizedModel):
+    sized_layers = ("encoder",)
     """BIO tagger for the arguments of one predicate.
 
     # Parameters
@@ -117,31 +118,10 @@ class SrlElmo(Model):
         self.srl_eval = SrlEvalMetric()
         initializer(self)
 
-    @classmethod
-    def from_partial_objects(
-        cls,
-        vocab: Vocabulary,
-        text_field_embedder: TextFieldEmbedder,
-        encoder: Lazy[Seq2SeqEncoder],
-        predicate_embedding_dim: int = 100,
-        embedding_dropout: float = 0.0,
-        sentence_loss: str = "mean",
-        label_namespace: str = ROLE_NAMESPACE,
-        initializer: InitializerApplicator = InitializerApplicator(),
-        regularizer: Optional[RegularizerApplicator] = None,
-    ) -> "SrlElmo":
-        """Build the encoder for the embedder's width plus the predicate embedding."""
-        return cls(
-            vocab=vocab,
-            text_field_embedder=text_field_embedder,
-            encoder=encoder.construct(input_size=text_field_embedder.get_output_dim() + predicate_embedding_dim),
-            predicate_embedding_dim=predicate_embedding_dim,
-            embedding_dropout=embedding_dropout,
-            sentence_loss=sentence_loss,
-            label_namespace=label_namespace,
-            initializer=initializer,
-            regularizer=regularizer,
-        )
+    @staticmethod
+    def size_layers(config: ConfigArguments) -> None:
+        """The encoder reads the embedder's output and the predicate embedding beside it."""
+        config.build("encoder", input_size=config.embedding_dim + config.setting("predicate_embedding_dim"))
 
     @staticmethod
     def bio_constraints(labels: Dict[int, str]):

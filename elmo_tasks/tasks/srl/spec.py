@@ -3,9 +3,8 @@ the commands say of its archives (elmo_tasks/tasks/registry.py)."""
 
 from elmo_tasks.demo.task_pages import DemoPage, FormField
 from elmo_tasks.reproduction.notes import TaskNotes
-from elmo_tasks.reproduction.specs import SampleEfficiency
-from elmo_tasks.reproduction.task_table import SMOKE_SAMPLED, mini_budget, paper_budget, task_spec, until_converged
-from elmo_tasks.tasks.registry import BenchmarkSpec
+from elmo_tasks.reproduction.specs import SampleEfficiency, Table1Row
+from elmo_tasks.reproduction.task_table import SMOKE_SAMPLED, benchmark_spec, mini_budget, paper_budget, until_converged
 from elmo_tasks.tasks.srl.names import NAMES
 
 SRL_MINI = {
@@ -21,34 +20,27 @@ SRL_MINI = {
     **until_converged(60, 4),
 }
 
-SPEC = BenchmarkSpec(
-    key=NAMES.task,
-    table1_row=3,
-    reproduction=task_spec(
-        NAMES.task,
-        name="SRL",
-        metric="f1-measure-overall",
-        metric_name="F1",
-        paper=(81.4, 84.6),
-        elmo_at="input",
-        # CoNLL-2005 train, sampled by sentence.
-        sample_efficiency=SampleEfficiency(env={"ELMO_TASKS_SRL_DATASET": "conll2005"}),
-        smoke=SMOKE_SAMPLED,
-        # CoNLL-2005 train has ~1,135 batches of 80 predicates: 10% is ~113 an epoch, 1% ~11 (each epoch also
-        # validates on all of devel). 10%: the full runs' patience 4 (at caps of 8 and 30 epochs its best epoch
-        # was the last). 1%: patience 20, as 4 epochs of 11 batches is 44 updates and the 1% curves have
-        # flat stretches of 4 epochs and swing by up to 9 points from one epoch to the next.
-        mini=mini_budget(
-            SRL_MINI,
-            env={"ELMO_TASKS_SRL_DATASET": "conll2012"},
-            sample_shares=(0.01, 0.1),
-            sample_overrides={0.01: until_converged(150, 20), 0.1: {"trainer.num_epochs": 30}},
-        ),
-        # the paper's Table 1 benchmark: CoNLL-2012 (CoNLL-2005 stays the experiment file's default)
-        full=paper_budget("glove.6B.100d.txt", {}, env={"ELMO_TASKS_SRL_DATASET": "conll2012"}),
-        paper_layers={"top layer only": 84.1, "all layers, lambda = 1": 84.6, "all layers, lambda = 0.001": 84.8},
-        paper_placement={"input only": 84.7, "input and output": 84.3, "output only": 80.9},
+SPEC = benchmark_spec(
+    NAMES.task,
+    Table1Row(3, "SRL", metric=("f1-measure-overall", "F1"), paper=(81.4, 84.6)),
+    elmo_at="input",
+    # CoNLL-2005 train, sampled by sentence.
+    sample_efficiency=SampleEfficiency(env={"ELMO_TASKS_SRL_DATASET": "conll2005"}),
+    smoke=SMOKE_SAMPLED,
+    # CoNLL-2005 train has ~1,135 batches of 80 predicates: 10% is ~113 an epoch, 1% ~11 (each epoch also
+    # validates on all of devel). 10%: the full runs' patience 4 (at caps of 8 and 30 epochs its best epoch
+    # was the last). 1%: patience 20, as 4 epochs of 11 batches is 44 updates and the 1% curves have
+    # flat stretches of 4 epochs and swing by up to 9 points from one epoch to the next.
+    mini=mini_budget(
+        SRL_MINI,
+        env={"ELMO_TASKS_SRL_DATASET": "conll2012"},
+        sample_shares=(0.01, 0.1),
+        sample_overrides={0.01: until_converged(150, 20), 0.1: {"trainer.num_epochs": 30}},
     ),
+    # the paper's Table 1 benchmark: CoNLL-2012 (CoNLL-2005 stays the experiment file's default)
+    full=paper_budget("glove.6B.100d.txt", {}, env={"ELMO_TASKS_SRL_DATASET": "conll2012"}),
+    paper_layers={"top layer only": 84.1, "all layers, lambda = 1": 84.6, "all layers, lambda = 0.001": 84.8},
+    paper_placement={"input only": 84.7, "input and output": 84.3, "output only": 80.9},
     report=TaskNotes(
         title=(
             "SRL (He et al. 2017), srl-eval F1 on CoNLL-2012 test (ELMO_TASKS_SRL_DATASET=conll2005: CoNLL-2005 test "

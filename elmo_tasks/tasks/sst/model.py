@@ -10,16 +10,15 @@ it with the embedded sentence.
 from typing import Any, Dict, List, Optional, Sequence, Union, cast
 
 import torch
-from allennlp.common import Lazy
 from allennlp.common.checks import ConfigurationError, check_dimensions_match
 from allennlp.data import TextFieldTensors, Vocabulary
-from allennlp.models import Model
 from allennlp.modules import FeedForward, Seq2SeqEncoder, TextFieldEmbedder
 from allennlp.modules.matrix_attention import DotProductMatrixAttention
-from allennlp.nn import InitializerApplicator, RegularizerApplicator, util
+from allennlp.nn import InitializerApplicator, util
 from allennlp.training.metrics import CategoricalAccuracy
 
 from elmo_tasks.modules.elmo_at_output import ElmoAtOutput, accept_state_dicts_with_elmo_twice, embed_text, output_dim
+from elmo_tasks.tasks.config_sized_model import ConfigArguments, ConfigSizedModel
 from elmo_tasks.tasks.registration import register_task_model
 from elmo_tasks.tasks.sst.labels import class_names
 from elmo_tasks.tasks.sst.names import MODEL, NAMES, OLD_MODEL
@@ -27,7 +26,7 @@ from elmo_tasks.tasks.sst.pooling import POOLINGS, MultiPooling
 
 
 @register_task_model(NAMES, old_name=OLD_MODEL)
-class BiattentiveClassifier(Model):
+class BiattentiveClassifier(ConfigSizedModel):
     """Sentence classifier: embed -> ReLU feedforward -> BiLSTM -> self-biattention -> BiLSTM
     integrator (+ ELMo) -> max/min/mean/self-attentive pooling -> feedforward -> classes.
 
@@ -53,6 +52,8 @@ class BiattentiveClassifier(Model):
     Output: ``label_logits`` and ``label_probs`` (batch, classes); ``make_output_human_readable``
     adds ``label``, the class name (e.g. "very positive").
     """
+
+    sized_layers = ("pre_encode_feedforward", "encoder", "integrator", "feedforward")
 
     def __init__(
         self,
@@ -113,48 +114,15 @@ class BiattentiveClassifier(Model):
         self.accuracy = CategoricalAccuracy()
         initializer(self)
 
-    @classmethod
-    def from_partial_objects(
-        cls,
-        vocab: Vocabulary,
-        text_field_embedder: TextFieldEmbedder,
-        pre_encode_feedforward: Lazy[FeedForward],
-        encoder: Lazy[Seq2SeqEncoder],
-        integrator: Lazy[Seq2SeqEncoder],
-        feedforward: Optional[Lazy[FeedForward]] = None,
-        num_classes: int = 5,
-        embedding_dropout: float = 0.5,
-        integrator_dropout: float = 0.1,
-        poolings: Sequence[str] = POOLINGS,
-        elmo_at_output: bool = False,
-        initializer: InitializerApplicator = InitializerApplicator(),
-        regularizer: Optional[RegularizerApplicator] = None,
-    ) -> "BiattentiveClassifier":
-        """The config constructor: builds each layer once its input size is known (the integrator
-        reads ``[X; X - Y; X * Y]``, 3x the encoder's output; the head reads every pooling)."""
-        output_elmo = ElmoAtOutput.for_model(elmo_at_output, text_field_embedder, MODEL)
-        pre_encode = pre_encode_feedforward.construct(input_dim=text_field_embedder.get_output_dim())
-        built_encoder = encoder.construct(input_size=pre_encode.get_output_dim())
-        built_integrator = integrator.construct(input_size=3 * built_encoder.get_output_dim())
-        head = None
-        if feedforward is not None:
-            pooled_dim = built_integrator.get_output_dim() + output_dim(output_elmo)
-            head = feedforward.construct(input_dim=pooled_dim * len(poolings))
-        return cls(
-            vocab=vocab,
-            text_field_embedder=text_field_embedder,
-            pre_encode_feedforward=pre_encode,
-            encoder=built_encoder,
-            integrator=built_integrator,
-            feedforward=head,
-            num_classes=num_classes,
-            embedding_dropout=embedding_dropout,
-            integrator_dropout=integrator_dropout,
-            poolings=poolings,
-            elmo_at_output=output_elmo,
-            initializer=initializer,
-            regularizer=regularizer,
-        )
+    @staticmethod
+    def size_layers(config: ConfigArguments) -> None:
+        """Each layer once its input size is known: the integrator reads ``[X; X - Y; X * Y]``, 3x the
+        encoder's output; the head, if any, every pooling of the integrator's output [+ ELMo's output mix]."""
+        pre_encode = config.build("pre_encode_feedforward", input_dim=config.embedding_dim)
+        encoder = config.build("encoder", input_size=pre_encode.get_output_dim())
+        integrator = config.build("integrator", input_size=3 * encoder.get_output_dim())
+        pooled_dim = integrator.get_output_dim() + config.elmo_at_output_dim(MODEL)
+        config.build("feedforward", input_dim=pooled_dim * len(config.setting("poolings")))
 
     def forward(
         self,

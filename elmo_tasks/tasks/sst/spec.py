@@ -3,16 +3,16 @@ it, its demo page and what the commands say of its archives (elmo_tasks/tasks/re
 
 from elmo_tasks.demo.task_pages import DemoPage, FormField
 from elmo_tasks.reproduction.notes import TaskNotes
+from elmo_tasks.reproduction.specs import Table1Row
 from elmo_tasks.reproduction.task_table import (
     GLOVE_840B,
     INPUT_ONLY,
     LAYER_ANALYSES,
+    benchmark_spec,
     mini_budget,
     paper_budget,
-    task_spec,
     until_converged,
 )
-from elmo_tasks.tasks.registry import BenchmarkSpec
 from elmo_tasks.tasks.sst.names import NAMES
 
 SST5_MINI = {
@@ -32,20 +32,13 @@ SST5_MINI = {
     **until_converged(30, 4),
 }
 
-SPEC = BenchmarkSpec(
-    key=NAMES.task,
-    table1_row=6,
-    reproduction=task_spec(
-        NAMES.task,
-        name="SST-5",
-        metric="accuracy",
-        metric_name="accuracy",
-        paper=(51.4, 54.7),
-        elmo_at="input and output, lambda 0.001",  # its Table 2 row's lambda = 0.001 column is this model
-        analyses={**LAYER_ANALYSES, **INPUT_ONLY},
-        mini=mini_budget(SST5_MINI),
-        full=paper_budget(GLOVE_840B, {}),
-    ),
+SPEC = benchmark_spec(
+    NAMES.task,
+    Table1Row(6, "SST-5", metric=("accuracy", "accuracy"), paper=(51.4, 54.7)),
+    elmo_at="input and output, lambda 0.001",  # its Table 2 row's lambda = 0.001 column is this model
+    analyses={**LAYER_ANALYSES, **INPUT_ONLY},
+    mini=mini_budget(SST5_MINI),
+    full=paper_budget(GLOVE_840B, {}),
     report=TaskNotes(
         title="SST-5 (biattentive classification network), test root accuracy",
         trained_on={

@@ -13,6 +13,7 @@ from allennlp.nn import Activation, util
 from elmo_tasks.allennlp_internals import head_attention
 from elmo_tasks.tasks.coref import antecedents as ranking
 from elmo_tasks.tasks.coref.feedforward import LayeredFeedForward
+from elmo_tasks.tasks.coref.head_attention import ContextScoredHeadAttention
 from elmo_tasks.tasks.coref.mention_scores import (
     first_layer_of_spans,
     head_attention_sums,
@@ -94,7 +95,9 @@ def test_mention_scores_by_parts_equal_the_ffnn_on_the_extractors_span_represent
         dim=-1,
     )
     expected = scorer(feedforward(span_embeddings)).squeeze(-1) * span_mask
-    parts = mention_layer_parts(endpoint, attentive, feedforward.first_layer, contextual, embedded)
+    parts = mention_layer_parts(
+        endpoint, feedforward.first_layer, contextual, embedded, head_attention(attentive)(embedded)
+    )
     found = mention_scores_from_first_layer(feedforward, scorer, first_layer_of_spans(parts, spans)) * span_mask
     assert _relative_error(found, expected) < tolerance
 
@@ -118,7 +121,7 @@ def test_an_endpoint_extractor_the_parts_do_not_know_is_an_error():
     unknown = EndpointSpanExtractor(CONTEXT_DIM, combination="x,y,x*y")
     contextual, embedded = torch.randn(1, TOKENS, CONTEXT_DIM), torch.randn(1, TOKENS, EMBEDDING_DIM)
     with pytest.raises(ValueError, match="x,y and raw width embeddings"):
-        mention_layer_parts(unknown, attentive, feedforward.first_layer, contextual, embedded)
+        mention_layer_parts(unknown, feedforward.first_layer, contextual, embedded, head_attention(attentive)(embedded))
 
 
 def _previous_loss(model: CorefElmo, tensors: Dict) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -131,16 +134,18 @@ def _previous_loss(model: CorefElmo, tensors: Dict) -> Tuple[torch.Tensor, torch
     spans = tensors["spans"]
     span_mask = spans[:, :, 0] >= 0
     safe_spans = spans.clamp(min=0)
-    span_embeddings = torch.cat(
-        [
-            model.endpoint_span_extractor(contextual, safe_spans, document_mask, span_mask),
-            model.attentive_span_extractor(embedded, safe_spans, document_mask, span_mask),
-        ],
-        dim=-1,
-    )
+    if isinstance(model.attentive_span_extractor, ContextScoredHeadAttention):  # Lee et al.'s head attention
+        heads = model.attentive_span_extractor(contextual, embedded, safe_spans, span_mask)
+    else:
+        heads = model.attentive_span_extractor(embedded, safe_spans, document_mask, span_mask)
+    endpoints = model.endpoint_span_extractor(contextual, safe_spans, document_mask, span_mask)
+    span_embeddings = torch.cat([endpoints, heads], dim=-1)
     mention_scores = model.mention_scorer(model.mention_feedforward(span_embeddings)).squeeze(-1)
     mention_scores = mention_scores.masked_fill(~span_mask, util.min_value_of_dtype(mention_scores.dtype))
-    kept = ranking.prune_spans(mention_scores, span_mask, document_mask.sum(dim=1), model.spans_per_word)
+    crossing_checked = safe_spans if model.non_crossing_pruning else None
+    kept = ranking.prune_spans(
+        mention_scores, span_mask, document_mask.sum(dim=1), model.spans_per_word, crossing_checked
+    )
     top_spans = util.batched_index_select(safe_spans, kept.indices)
     antecedents = ranking.antecedent_candidates(kept, model.max_antecedents)
     top_embeddings = util.batched_index_select(span_embeddings, kept.indices)
@@ -164,17 +169,23 @@ def _gradients(model: CorefElmo, loss: torch.Tensor) -> List[Tuple[str, torch.Te
     return [(name, grad) for (name, _), grad in zip(named, grads, strict=True) if grad is not None]
 
 
+LEE_ET_AL = {"non_crossing_pruning": True, "head_attention_from_context": True}
+
+
+@pytest.mark.parametrize("switches", [{}, LEE_ET_AL], ids=["allennlp", "lee_et_al"])
 @pytest.mark.parametrize("elmo", [False, True])
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
-def test_the_training_loss_and_gradients_equal_the_previous_computation(elmo, dtype):
+def test_the_training_loss_and_gradients_equal_the_previous_computation(elmo, dtype, switches):
     """Two fixture documents in one batch, in training mode (no dropout in this small model), most
-    spans per word kept so that many gold mentions are. Float64: loss to 1e-12 and each gradient to
-    1e-9 relative. Float32: loss and all gradients together to 1e-5 relative, each gradient to 1e-4
-    (ELMo's scalar gamma sums many terms that cancel: 6e-6 measured)."""
+    spans per word kept so that many gold mentions are; with AllenNLP's head attention and pruning, and
+    with Lee et al.'s (``LEE_ET_AL``). Float64: loss to 1e-12 and each gradient to 1e-9 relative.
+    Float32: loss and all gradients together to 1e-5 relative, each gradient to 1e-4 (ELMo's scalar
+    gamma sums many terms that cancel: 6e-6 measured)."""
     instances = _instances(elmo=elmo)[:2]
     vocab = Vocabulary.from_instances(instances)
     torch.manual_seed(5)
-    model = small_coref_model(vocab, elmo=elmo, spans_per_word=0.8, pair_chunk_size=7).train().to(dtype)
+    model = small_coref_model(vocab, elmo=elmo, spans_per_word=0.8, pair_chunk_size=7, **switches)
+    model = model.train().to(dtype)
     batch = Batch(instances)
     batch.index_instances(vocab)
     tensors = batch.as_tensor_dict()

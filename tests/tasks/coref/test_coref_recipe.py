@@ -1,6 +1,6 @@
 """The pieces of Lee et al. (2017)'s recipe that the `full` configs add: the learning rate decayed every
-100 updates, the dropout on the BiLSTM and on the feature embeddings, and the recipe's model and trainer
-trained, saved and reloaded by AllenNLP's model checks."""
+100 updates, the dropout on the BiLSTM and on the feature embeddings, and the recipe's model (their BiLSTM,
+pruning and head attention included) and trainer trained, saved and reloaded by AllenNLP's model checks."""
 
 import json
 import os
@@ -13,6 +13,7 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.data import Batch, Vocabulary
 from allennlp.training.learning_rate_schedulers import LearningRateScheduler
 
+from elmo_tasks.allennlp_internals import head_attention
 from elmo_tasks.tasks.coref import antecedents as ranking
 from elmo_tasks.tasks.coref import model as coref_model
 from elmo_tasks.tasks.coref.learning_rate import StaircaseExponentialLR
@@ -99,7 +100,9 @@ def test_a_span_width_dropped_out_is_the_ffnn_on_g_i_with_its_width_embedding_ma
     endpoints = torch.cat([endpoints[..., :-width_dim], endpoints[..., -width_dim:] * width_keep], dim=-1)
     g = torch.cat([endpoints, attentive(embedded, spans, document_mask, span_mask)], dim=-1)
     expected = feedforward.first_layer(g) * span_mask.unsqueeze(-1)
-    parts = mention_layer_parts(endpoint, attentive, feedforward.first_layer, contextual, embedded)
+    parts = mention_layer_parts(
+        endpoint, feedforward.first_layer, contextual, embedded, head_attention(attentive)(embedded)
+    )
     found = first_layer_of_spans(parts, spans, width_keep) * span_mask.unsqueeze(-1)
     assert torch.allclose(found, expected, atol=1e-12)
     assert not torch.allclose(first_layer_of_spans(parts, spans) * span_mask.unsqueeze(-1), expected)
@@ -170,7 +173,7 @@ def test_dropout_rates_out_of_range_are_refused(document):
 
 def test_the_recipe_configs_bilstm_drops_out_its_recurrent_state():
     model = _recipe_config("coref_baseline.jsonnet")["model"]
-    assert model["context_layer"]["type"] == "stacked_bidirectional_lstm"
+    assert model["context_layer"]["type"] == "coupled_gate_lstm"
     assert (model["context_layer"]["recurrent_dropout_probability"], model["context_dropout"]) == (0.2, 0.2)
 
 

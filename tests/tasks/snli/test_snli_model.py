@@ -1,7 +1,7 @@
 """ESIM: output shapes, ELMo-at-output wiring, configuration errors, pinned numbers, and that it learns."""
 
 import copy
-from typing import List, Union
+from typing import Any, List, Union
 
 import pytest
 import torch
@@ -64,6 +64,15 @@ def _model(
         dropout=dropout,
         attention_dropout=attention_dropout,
     )
+
+
+# EsimElmo's arguments that are modules (the attributes it keeps them as).
+ESIM_LAYERS = ("text_field_embedder", "encoder", "projection_feedforward", "inference_encoder", "output_feedforward")
+
+
+def _esim_of_the_layers_of(model: EsimElmo, **settings: Any) -> EsimElmo:
+    """A new ESIM over ``model``'s vocabulary, embedder, encoders and feedforwards, with ``settings``."""
+    return EsimElmo(vocab=model.vocab, **{layer: getattr(model, layer) for layer in ESIM_LAYERS}, **settings)
 
 
 @pytest.mark.parametrize("elmo", [False, True])
@@ -138,15 +147,7 @@ def test_attention_dropout_drops_out_the_projections_input_only():
     kept = trained != 0
     assert 0.3 < kept[evaluated != 0].float().mean() < 0.7  # about half of the units dropped out
     assert torch.allclose(trained[kept], 2 * evaluated[kept])  # the others scaled by 1 / (1 - 0.5)
-    without = EsimElmo(
-        vocab=vocab,
-        text_field_embedder=model.text_field_embedder,
-        encoder=model.encoder,
-        projection_feedforward=model.projection_feedforward,
-        inference_encoder=model.inference_encoder,
-        output_feedforward=model.output_feedforward,
-        dropout=0.0,
-    ).eval()
+    without = _esim_of_the_layers_of(model, dropout=0.0).eval()
     without.output_logit = model.output_logit
     assert torch.equal(without(**tensors)["label_logits"], model(**tensors)["label_logits"])
 
@@ -222,15 +223,7 @@ def test_elmo_at_output_must_read_the_models_own_embedder():
 
     def rebuilt_with(elmo_at_output: Union[ElmoAtOutput, bool]) -> EsimElmo:
         """An ESIM of ``model``'s own embedder and layers, reading ELMo at the output through ``elmo_at_output``."""
-        return EsimElmo(
-            vocab=vocab,
-            text_field_embedder=model.text_field_embedder,
-            encoder=model.encoder,
-            projection_feedforward=model.projection_feedforward,
-            inference_encoder=model.inference_encoder,
-            output_feedforward=model.output_feedforward,
-            elmo_at_output=elmo_at_output,
-        )
+        return _esim_of_the_layers_of(model, elmo_at_output=elmo_at_output)
 
     with pytest.raises(ConfigurationError, match="reads another text_field_embedder than the model's"):
         rebuilt_with(other._elmo_at_output)

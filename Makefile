@@ -10,7 +10,10 @@ endif
 # When make started (read once): the test targets end with how long they took, set-up and lint included.
 STARTED := $(shell date +%s)
 ELAPSED = $$(( ($$(date +%s) - $(STARTED)) / 60 )) min $$(( ($$(date +%s) - $(STARTED)) % 60 )) s
-PYTEST := .venv/bin/python -m pytest -q -p randomly --randomly-seed=$(SEED)
+# Two worker processes (pytest-xdist), each test file kept on one of them (its module fixtures built
+# once); WORKERS=0 runs the tests in this process, e.g. to debug one.
+WORKERS ?= 2
+PYTEST := .venv/bin/python -m pytest -q -p randomly --randomly-seed=$(SEED) -n $(WORKERS) --dist loadfile
 # The first pass already runs on one thread (the plugin's thread policy, elmo_tasks/threads.py) with
 # worker processes where a command uses them; a user's OMP_NUM_THREADS=1 takes the policy's other
 # branch (torch left as set, one process instead of workers). These tests exercise those code paths,

@@ -20,18 +20,12 @@ from typing import Any, Iterator, Optional, Type, Union
 _HDF5_ERRNO = re.compile(r"errno = (\d+)")
 
 
-class WholeFile:
-    """``with WholeFile(path) as partial:`` write ``partial``; at the end of the block it replaces
-    ``path`` (through a symlink: the file the link points to), or is removed if the block raised.
+class _WrittenAside:
+    """What :class:`WholeFile` and :class:`WholeFolder` share: the block writes into ``partial``; if it ran
+    to its end, ``partial`` is put in place of ``final``; whatever is left of it is removed either way."""
 
-    The temporary file is made when the object is built, so an unwritable folder raises ``OSError``
-    there, before any work is done."""
-
-    def __init__(self, path: Union[str, Path]) -> None:
-        self.final = Path(os.path.realpath(path))
-        descriptor, name = tempfile.mkstemp(prefix=f".{self.final.name}.", suffix=".partial", dir=self.final.parent)
-        os.close(descriptor)
-        self.partial = Path(name)
+    final: Path
+    partial: Path
 
     def __enter__(self) -> Path:
         return self.partial
@@ -44,13 +38,39 @@ class WholeFile:
     ) -> None:
         try:
             if kind is None:
-                os.chmod(self.partial, _new_file_mode())
-                os.replace(self.partial, self.final)
+                self._put_in_place()
         finally:
-            self.partial.unlink(missing_ok=True)
+            self._remove_partial()
+
+    def _put_in_place(self) -> None:
+        raise NotImplementedError
+
+    def _remove_partial(self) -> None:
+        raise NotImplementedError
 
 
-class WholeFolder:
+class WholeFile(_WrittenAside):
+    """``with WholeFile(path) as partial:`` write ``partial``; at the end of the block it replaces
+    ``path`` (through a symlink: the file the link points to), or is removed if the block raised.
+
+    The temporary file is made when the object is built, so an unwritable folder raises ``OSError``
+    there, before any work is done."""
+
+    def __init__(self, path: Union[str, Path]) -> None:
+        self.final = Path(os.path.realpath(path))
+        descriptor, name = tempfile.mkstemp(prefix=f".{self.final.name}.", suffix=".partial", dir=self.final.parent)
+        os.close(descriptor)
+        self.partial = Path(name)
+
+    def _put_in_place(self) -> None:
+        os.chmod(self.partial, _new_file_mode())
+        os.replace(self.partial, self.final)
+
+    def _remove_partial(self) -> None:
+        self.partial.unlink(missing_ok=True)
+
+
+class WholeFolder(_WrittenAside):
     """``with WholeFolder(directory) as partial:`` write the files into the folder ``partial``; at the end
     of the block they replace the entries of the same names in ``directory`` (which is created if it does
     not exist), or ``partial`` is removed if the block raised.
@@ -69,21 +89,12 @@ class WholeFolder:
         inside = self.final if self.final.is_dir() else self.final.parent
         self.partial = Path(tempfile.mkdtemp(prefix=f".{self.final.name}.", suffix=".partial", dir=inside))
 
-    def __enter__(self) -> Path:
-        return self.partial
+    def _put_in_place(self) -> None:
+        with stopping_signals_held():
+            self._move_in()
 
-    def __exit__(
-        self,
-        kind: Optional[Type[BaseException]],
-        error: Optional[BaseException],
-        traceback: Optional[TracebackType],
-    ) -> None:
-        try:
-            if kind is None:
-                with stopping_signals_held():
-                    self._move_in()
-        finally:
-            shutil.rmtree(self.partial, ignore_errors=True)
+    def _remove_partial(self) -> None:
+        shutil.rmtree(self.partial, ignore_errors=True)
 
     def _move_in(self) -> None:
         if self.partial.parent != self.final:  # made beside a folder that did not exist
@@ -186,6 +197,17 @@ def failed_write_errno(error: BaseException) -> Optional[int]:
         found = _HDF5_ERRNO.search(str(error))
         if found:
             return int(found.group(1))
+    return None
+
+
+def unwritable_folder_errno(folder: Union[str, Path]) -> Optional[int]:
+    """Why nothing could be written in the existing ``folder``, found before any work starts: ``EROFS``
+    when its file system is mounted read-only (``os.access`` would only say "no permission"),
+    ``EACCES`` when we may not write in it, ``None`` when writing there can go ahead."""
+    if os.statvfs(folder).f_flag & os.ST_RDONLY:
+        return errno.EROFS
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return errno.EACCES
     return None
 
 

@@ -7,8 +7,9 @@
 2. the thread policy (:func:`elmo_tasks.threads.apply_thread_policy`): one torch thread unless
    ``OMP_NUM_THREADS`` says otherwise;
 3. one-line errors for a user's bad file (:func:`elmo_tasks.input_errors.install_input_error_lines`);
-4. safe archive extraction in AllenNLP (:func:`elmo_tasks.safe_archives.install_safe_extraction`), and
-   archives written whole (:func:`elmo_tasks.whole_archive.install_whole_archives`);
+4. safe archive extraction in AllenNLP (:func:`elmo_tasks.safe_archives.install_safe_extraction`),
+   archives written whole (:func:`elmo_tasks.whole_archive.install_whole_archives`) and checkpoints
+   that a Ctrl-C or SIGTERM cannot cut short (:func:`elmo_tasks.whole_checkpoints.install_whole_checkpoints`);
 5. the ELMo drop-in switch, ``ELMO_TASKS_REPLACE_ALLENNLP_ELMO``
    (:func:`elmo_tasks.modules.allennlp_compat.apply_environment_switch`);
 6. shipped models by name in AllenNLP's ``load_archive``: ``elmo_tasks:pretrained/ner``
@@ -64,9 +65,11 @@ def start_command(config_defaults: bool = True) -> None:
     from elmo_tasks.pretrained.catalogue import install_model_names
     from elmo_tasks.safe_archives import install_safe_extraction
     from elmo_tasks.whole_archive import install_whole_archives
+    from elmo_tasks.whole_checkpoints import install_whole_checkpoints
 
     install_safe_extraction()  # AllenNLP extracts model archives unchecked (docs/ARCHIVE_SAFETY.md)
     install_whole_archives()  # and writes model.tar.gz in place (a full disk or a kill left it cut short)
+    install_whole_checkpoints()  # and its checkpoints, where a stop could cut one short for --recover
     apply_environment_switch()
     install_model_names()
     search_jsonnet_library(str(LIBRARY))

@@ -111,6 +111,7 @@ def test_importing_the_plugin_changes_nothing_and_a_command_start_applies_the_se
     assert started["model_names"]
 
 
+@pytest.mark.slow  # whole `allennlp` processes, 15 to 30 s: in `make test-all`, out of the fast suite
 def test_allennlp_train_starts_with_the_setup_before_it_reads_its_config():
     probed = _last_json(TRAIN_PROBE_SCRIPT, _users_environment(**{SWITCH: "1"}))
     assert probed == {
@@ -123,6 +124,7 @@ def test_allennlp_train_starts_with_the_setup_before_it_reads_its_config():
     }
 
 
+@pytest.mark.slow  # whole `allennlp` processes, 15 to 30 s: in `make test-all`, out of the fast suite
 def test_a_users_omp_num_threads_still_wins_at_a_commands_start():
     probed = _last_json(TRAIN_PROBE_SCRIPT, _users_environment(OMP_NUM_THREADS="2", ELMO_TASKS_SEED="7"))
     assert (probed["threads"], probed["seed"], probed["drop_in"]) == (2, 7, False)

@@ -400,6 +400,7 @@ def test_an_uncaught_refusal_ends_the_program_with_its_line(argv0, program, caps
     assert capsys.readouterr().err == f"{program}: error: model.tar.gz: refusing ...\n"
 
 
+@pytest.mark.slow  # a whole `allennlp predict`, 20 to 50 s: in `make test-all`, out of the fast suite
 def test_allennlp_predict_refuses_the_archive_with_one_line(tmp_path):
     """The real command line, from the repo root (where .allennlp_plugins names our plugin); its
     extraction folder is made in ``tmp/extract`` (TMPDIR), two levels below ``tmp``."""

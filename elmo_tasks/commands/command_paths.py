@@ -19,6 +19,7 @@ from allennlp.common.checks import ConfigurationError
 from allennlp.models import Model
 
 from elmo_tasks.archive_errors import ARCHIVE_EXPECTED, archive_problem
+from elmo_tasks.atomic_files import unwritable_folder_errno, write_failure
 from elmo_tasks.pretrained.catalogue import PretrainedModelError, archive_path
 from elmo_tasks.safe_archives import UnsafeArchiveError, refuse_unsafe_members
 from elmo_tasks.tasks.registry import TaskView
@@ -126,5 +127,6 @@ def _check_writable_folder(folder: str, path: str) -> None:
         existing = os.path.dirname(existing)
     if not os.path.isdir(existing):
         raise CommandPathError(f"cannot write {path}: {existing} is a file, not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise CommandPathError(f"cannot write {path}: no permission to write in {existing}")
+    code = unwritable_folder_errno(existing)
+    if code is not None:
+        raise CommandPathError(f"{write_failure(path, code)} (checked in {existing} before any work)")

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
-from elmo_tasks.atomic_files import WholeFile, write_failure
+from elmo_tasks.atomic_files import WholeFile, unwritable_folder_errno, write_failure
 from elmo_tasks.build_lock import build_lock
 from elmo_tasks.word_vectors.corpus import check_corpus_path
 from elmo_tasks.word_vectors.errors import WordVectorsError
@@ -157,5 +157,6 @@ def _check_output_path(output: Path, corpus: Path) -> None:
         existing = existing.parent
     if not existing.is_dir():
         raise WordVectorsError(f"cannot write {output}: {existing} is a file, not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise WordVectorsError(f"cannot write {output}: no permission to write in {existing}")
+    code = unwritable_folder_errno(existing)
+    if code is not None:
+        raise WordVectorsError(f"{write_failure(output, code)} (checked in {existing} before any training)")

@@ -92,6 +92,7 @@ def one_line(tmp_path) -> Path:
     return path
 
 
+@pytest.mark.slow  # whole processes under -X importtime, 15 to 40 s each: in `make test-all`, out of the fast suite
 def test_import_elmo_tasks_bilm_needs_no_allennlp():
     imported = _imported_after("import elmo_tasks.bilm\nimport elmo_tasks.pretrained\nimport elmo_tasks.bilm.embed")
     assert imported == {name: False for name in HEAVY}
@@ -134,6 +135,7 @@ def test_elmo_tasks_elmo_embed_imports_no_allennlp_and_writes_what_allennlp_writ
     assert light_datasets["sentence_to_index"].tolist() == allennlp_datasets["sentence_to_index"].tolist()
 
 
+@pytest.mark.slow  # whole processes under -X importtime, 15 to 40 s each: in `make test-all`, out of the fast suite
 def test_python_m_elmo_tasks_bilm_embed_imports_no_allennlp_to_its_end(one_line, tmp_path):
     done, imported = _run_with_import_times(
         ["-m", "elmo_tasks.bilm.embed", str(one_line), str(tmp_path / "out.hdf5"), "--no-progress"], cwd=ROOT
@@ -145,6 +147,7 @@ def test_python_m_elmo_tasks_bilm_embed_imports_no_allennlp_to_its_end(one_line,
 @pytest.mark.parametrize(
     "tokenizer, flags, allowed", [("whitespace", ["--whitespace-tokenized"], set()), ("spaCy", [], {"spacy"})]
 )
+@pytest.mark.slow  # whole processes under -X importtime, 15 to 40 s each: in `make test-all`, out of the fast suite
 def test_elmo_tasks_bilm_perplexity_imports_no_allennlp_and_prints_what_allennlp_prints(
     one_line, tmp_path, monkeypatch, capsys, tokenizer, flags, allowed
 ):
@@ -179,6 +182,7 @@ def _threads_and_heavy_modules(code: str, environment: Dict[str, str], cwd: Path
     [({}, [], 1), ({}, ["--threads", "2"], 2), ({"OMP_NUM_THREADS": "2"}, [], "as torch read it")],
     ids=["one thread", "--threads wins", "OMP_NUM_THREADS wins"],
 )
+@pytest.mark.slow  # whole processes under -X importtime, 15 to 40 s each: in `make test-all`, out of the fast suite
 def test_the_thread_policy_holds_without_allennlp(one_line, tmp_path, environment, flags, threads):
     """Explicit --threads wins, else OMP_NUM_THREADS (torch read it: left as torch set it), else one thread;
     checked in the process that ran the command, whose modules show that AllenNLP was never imported."""

@@ -23,6 +23,7 @@ from typing import Dict, List
 import pytest
 
 from tests.conftest import FIXTURES_ROOT, ROOT, run_allennlp, untrained_archive
+from tests.faults.signalled import signalled
 
 BIN = Path(sys.executable).parent
 ENV = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
@@ -46,13 +47,8 @@ def _wait_for(process: "subprocess.Popen[bytes]", stderr_file: Path, marker: str
 
 def _stop(process: "subprocess.Popen[bytes]", signum: int, stderr_file: Path) -> str:
     """Sends ``signum``; the command's stderr once it has ended (within 10 s, else the test fails)."""
-    process.send_signal(signum)
-    sent = time.monotonic()
-    try:
-        process.wait(timeout=30)
-    finally:
-        process.kill()
-    assert time.monotonic() - sent < 10, "the command took more than 10 s to stop"
+    seconds, _ = signalled(process, signum, timeout=30)
+    assert seconds < 10, "the command took more than 10 s to stop"
     return stderr_file.read_text(encoding="utf-8", errors="replace")
 
 

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from tests.conftest import ROOT
+from tests.faults.earlier_export import EARLIER_EXPORT, earlier_export_files, write_earlier_export
 from tests.faults.mounts import small_filesystem
 
 SENTENCES = "".join(f"the cat sat on the mat number {i}\n" for i in range(200))  # about 5 MB of vectors
@@ -100,20 +101,15 @@ def bilm_archive(tmp_path_factory):
     return untrained_archive("ner_elmo", tmp_path_factory.mktemp("ner_elmo"))  # weights.hdf5 of 14 MB
 
 
-EARLIER_EXPORT = {"options.json": b'{"earlier": "options"}', "weights.hdf5": b"earlier weights" * 100}
-
-
 @pytest.mark.parametrize("earlier", [False, True], ids=["empty-disk", "earlier-export"])
 def test_export_bilm_on_a_full_disk_says_so_and_keeps_an_earlier_export(tmp_path, bilm_archive, capsys, earlier):
     with small_filesystem(tmp_path / "disk", kilobytes=256) as disk:
         output = disk / "elmo"
         if earlier:
-            output.mkdir()
-            for name, content in EARLIER_EXPORT.items():
-                (output / name).write_bytes(content)
+            write_earlier_export(output)
         code, err = _export(bilm_archive, output, capsys)
         left = sorted(os.listdir(output)) if output.exists() else None
-        kept = {name: (output / name).read_bytes() for name in EARLIER_EXPORT} if earlier else None
+        kept = earlier_export_files(output) if earlier else None
         beside = sorted(os.listdir(disk))
     assert code == 2
     state = "an earlier export there is unchanged" if earlier else "it holds no export"

@@ -17,12 +17,13 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
 from elmo_tasks.reproduction.records import read_record
 from tests.conftest import ROOT
+from tests.faults.signalled import signalled
 
 pytestmark = pytest.mark.slow
 
@@ -112,13 +113,8 @@ def _running(pid: int) -> bool:
 
 def _stop(process: "subprocess.Popen[bytes]", signum: int) -> float:
     """Sends ``signum`` and waits for the harness; the seconds it took to end."""
-    process.send_signal(signum)
-    sent = time.monotonic()
-    try:
-        process.wait(timeout=60)
-    finally:
-        process.kill()
-    return time.monotonic() - sent
+    seconds, _ = signalled(process, signum, timeout=60)
+    return seconds
 
 
 def _run_again(runs: Path, seeds: int) -> str:
@@ -191,14 +187,21 @@ def _stopped_run_outcome(done: int, total: int, run: str = "ner baseline seed0")
     )
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda signum: signal.Signals(signum).name)
-def test_a_signal_mid_training_stops_the_harness_and_the_run_again_records_the_same(tmp_path, uninterrupted, signum):
-    runs = tmp_path / "runs"
+def _started_training(runs: Path, tmp_path: Path) -> Tuple["subprocess.Popen[bytes]", List[int]]:
+    """The harness started on one seed, once its allennlp command reads or trains: the harness's process
+    and the processes under it."""
     process = _start(runs, 1, tmp_path)
     _wait_for(process, tmp_path / "out.txt", r"allennlp train ")
     time.sleep(8)  # allennlp has started and reads or trains
     training = _children(process.pid)
     assert training, "no allennlp command under way"
+    return process, training
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda signum: signal.Signals(signum).name)
+def test_a_signal_mid_training_stops_the_harness_and_the_run_again_records_the_same(tmp_path, uninterrupted, signum):
+    runs = tmp_path / "runs"
+    process, training = _started_training(runs, tmp_path)
     seconds = _stop(process, signum)
     assert process.returncode == 128 + signum
     _stopped_cleanly(tmp_path, runs, signum, seconds, _stopped_run_outcome(0, 1))
@@ -213,11 +216,7 @@ def test_a_kill_mid_training_ends_its_allennlp_command_too_and_the_run_again_rec
     """``kill -9`` runs nothing in the harness; its allennlp command gets SIGTERM from the kernel (the
     parent-death signal it was started with) instead of training on, orphaned, beside the next harness."""
     runs = tmp_path / "runs"
-    process = _start(runs, 1, tmp_path)
-    _wait_for(process, tmp_path / "out.txt", r"allennlp train ")
-    time.sleep(8)  # allennlp has started and reads or trains
-    training = _children(process.pid)
-    assert training, "no allennlp command under way"
+    process, training = _started_training(runs, tmp_path)
     _stop(process, signal.SIGKILL)
     assert process.returncode == -signal.SIGKILL
     deadline = time.monotonic() + 30

@@ -8,9 +8,8 @@ import subprocess
 import pytest
 
 from tests.conftest import run_allennlp, untrained_archive
+from tests.faults.earlier_export import EARLIER_EXPORT, earlier_export_files, write_earlier_export
 from tests.faults.mounts import small_filesystem
-
-EARLIER_EXPORT = {"options.json": b'{"earlier": "options"}', "weights.hdf5": b"earlier weights" * 100}
 
 
 @pytest.mark.parametrize("earlier", [False, True], ids=["new-folder", "earlier-export"])
@@ -19,19 +18,18 @@ def test_export_bilm_into_a_read_only_file_system_refuses_before_any_work(tmp_pa
     with small_filesystem(tmp_path / "disk", kilobytes=256) as disk:
         output = disk / "elmo"
         if earlier:
-            output.mkdir()
-            for name, content in EARLIER_EXPORT.items():
-                (output / name).write_bytes(content)
+            write_earlier_export(output)
         subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
         with pytest.raises(SystemExit) as ended:
             run_allennlp("export-bilm", str(archive), str(output))
         err = capsys.readouterr().err
-        kept = {name: (output / name).read_bytes() for name in EARLIER_EXPORT} if earlier else None
+        kept = earlier_export_files(output) if earlier else None
         left = sorted(os.listdir(disk))
     assert ended.value.code == 2
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == (
-        f"export-bilm: error: cannot write {output}: no permission to write in {output if earlier else disk}"
+        f"export-bilm: error: cannot write {output}: Read-only file system (EROFS); that file system is read-only: "
+        f"write to another folder (checked in {output if earlier else disk} before any work)"
     ), err[-3000:]
     assert left == (["elmo"] if earlier else [])
     assert kept == (EARLIER_EXPORT if earlier else None)
@@ -51,7 +49,8 @@ def test_build_word_vectors_into_a_read_only_file_system_refuses_before_training
         kept, left = output.read_bytes(), sorted(os.listdir(disk))
     assert ended.value.code == 2
     assert err.strip().splitlines() == [
-        f"build-word-vectors: error: cannot write {output}: no permission to write in {disk}"
+        f"build-word-vectors: error: cannot write {output}: Read-only file system (EROFS); that file system is "
+        f"read-only: write to another folder (checked in {disk} before any training)"
     ]
     assert "epoch" not in err  # refused before any training
     assert kept == b"old" and left == ["vectors.txt"]

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from elmo_tasks.commands.allennlp_stops import stop_line
+from tests.command_runs import finished
 from tests.conftest import ROOT
+from tests.faults.signalled import signalled
 
 BIN = Path(sys.executable).parent
 OVERRIDES = '{"trainer.num_epochs": 4, "trainer.patience": null}'
@@ -59,12 +61,10 @@ def test_a_stopped_training_says_how_to_continue_and_recover_finishes_it(tmp_pat
             assert process.poll() is None, process.communicate()[1][-3000:]
             assert time.monotonic() < deadline, "no checkpoint within 4 minutes"
             time.sleep(0.2)
-        process.send_signal(signum)
-        sent = time.monotonic()
-        _, err = process.communicate(timeout=60)
+        seconds, err = signalled(process, signum, timeout=60)
     finally:
         process.kill()
-    assert time.monotonic() - sent < 30
+    assert seconds < 30
     assert process.returncode == 128 + signum, err[-3000:]
     last = err.strip().splitlines()[-1]
     name = signal.Signals(signum).name
@@ -74,16 +74,9 @@ def test_a_stopped_training_says_how_to_continue_and_recover_finishes_it(tmp_pat
     again = shlex.split(last.split("continue with ", 1)[1])
     assert again[0] == entry_point and again[-1] == "--recover"
     again[0] = str(BIN / entry_point)  # the tests run without the virtualenv's bin on PATH
-    finished = subprocess.run(again, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert finished.returncode == 0, finished.stderr[-3000:]
+    finished(again, ROOT, env)
     assert (run_dir / "metrics.json").exists()
-    evaluated = subprocess.run(
-        [str(BIN / "allennlp"), "evaluate", str(run_dir / "model.tar.gz"), "fixtures/ner/test.txt"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    evaluated = finished(
+        [str(BIN / "allennlp"), "evaluate", str(run_dir / "model.tar.gz"), "fixtures/ner/test.txt"], ROOT, env
     )
-    assert evaluated.returncode == 0, evaluated.stderr[-3000:]
     assert "f1-measure-overall" in evaluated.stdout + evaluated.stderr

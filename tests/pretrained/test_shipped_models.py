@@ -188,6 +188,7 @@ def test_a_shipped_model_loads_by_name(shipped, original, monkeypatch):
     assert [output["tags"] for output in predictor.predict_batch_json(SENTENCES)] == _tags(original)
 
 
+@pytest.mark.slow  # a whole `allennlp predict`, 20 to 40 s: in `make test-all`, out of the fast suite
 def test_allennlp_predict_takes_the_name_from_another_directory(shipped, original, tmp_path):
     (tmp_path / "input.jsonl").write_text("".join(json.dumps(line) + "\n" for line in SENTENCES), encoding="utf-8")
     allennlp = str(Path(sys.executable).parent / "allennlp")

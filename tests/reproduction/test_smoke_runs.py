@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Tuple
 
 import pytest
 
@@ -128,6 +128,7 @@ def test_finished_runs_are_reused(smoke, capsys):
     assert out.splitlines()[-1] == expected
 
 
+@pytest.mark.slow  # smoke trainings of their own, 10 to 35 s: in `make test-all`, out of the fast suite
 def test_an_interrupted_run_resumes_with_recover(smoke, capsys):
     runs, _ = smoke
     run_dir = runs / "sst5" / "baseline" / "seed0"
@@ -187,6 +188,7 @@ def test_a_trained_run_is_evaluated_and_a_run_of_an_edited_config_retrained(smok
     )
 
 
+@pytest.mark.slow  # smoke trainings of their own, 10 to 35 s: in `make test-all`, out of the fast suite
 def test_the_same_seed_twice_gives_the_same_metrics(smoke, tmp_path):
     runs, _ = smoke
     assert _main("ner", "snli", "--budget", "smoke", "--runs-dir", str(tmp_path), "--variants", "elmo") == 0
@@ -198,6 +200,7 @@ def test_the_same_seed_twice_gives_the_same_metrics(smoke, tmp_path):
             assert again[key] == pytest.approx(value, abs=SAME_SEED_TOLERANCE), (task, key)
 
 
+@pytest.mark.slow  # smoke trainings of their own, 10 to 35 s: in `make test-all`, out of the fast suite
 def test_a_failed_run_is_reported_and_the_others_go_on(smoke, tmp_path, monkeypatch, capsys):
     runs, _ = smoke
     for task in ("ner", "snli"):
@@ -280,6 +283,7 @@ def test_the_report_marks_results_made_with_an_earlier_config(smoke, tmp_path, m
     assert OUTDATED_NOTE in (tmp_path / "RESULTS.md").read_text()
 
 
+@pytest.mark.slow  # smoke trainings of their own, 10 to 35 s: in `make test-all`, out of the fast suite
 def test_a_run_that_another_process_is_training_fails_and_the_others_go_on(smoke, tmp_path, capsys):
     runs, _ = smoke
     shutil.copytree(runs / "ner", tmp_path / "ner")
@@ -301,6 +305,7 @@ def test_a_run_that_another_process_is_training_fails_and_the_others_go_on(smoke
     assert not lock.exists()
 
 
+@pytest.mark.slow  # smoke trainings of their own, 10 to 35 s: in `make test-all`, out of the fast suite
 def test_a_raised_epoch_cap_continues_a_run_that_reached_the_old_one(smoke, tmp_path, capsys):
     runs, _ = smoke
     shutil.copytree(runs / "ner", tmp_path / "ner")
@@ -360,45 +365,48 @@ def _kept_ner_baseline(smoke, tmp_path: Path):
     return record, kept, asked
 
 
+# What --reuse-only says of the kept NER baseline when the run asked for is not the one it holds.
+SKIPPED = "skipped (--reuse-only): ner baseline seed0"
+
+
+def _asked_again(kept: Path, kept_record: dict, asked: Tuple[str, ...], overrides: dict, capsys) -> str:
+    """The harness's output when ``kept`` holds ``kept_record`` and the runs ``asked`` are asked for again
+    with ``overrides``."""
+    kept.write_text(json.dumps(kept_record))
+    capsys.readouterr()
+    assert _main(*asked, "--overrides", json.dumps(overrides)) == 0
+    return capsys.readouterr().out
+
+
 def test_a_run_that_stopped_before_its_epoch_cap_is_reused_under_a_raised_one(smoke, tmp_path, capsys):
     record, kept, asked = _kept_ner_baseline(smoke, tmp_path)
-    kept.write_text(json.dumps(_as_stopped_early_under(record, 3)))
-    capsys.readouterr()
-    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 5}') == 0
-    out = capsys.readouterr().out
+    out = _asked_again(kept, _as_stopped_early_under(record, 3), asked, {"trainer.num_epochs": 5}, capsys)
     assert "stopped by patience after 1 epochs under a cap of 3: the same run under a cap of 5" in out
     reused = json.loads(kept.read_text())
     assert reused["overrides"]["trainer.num_epochs"] == 5 and reused["epoch_cap_raised_from"] == 3
     assert reused["value"] == record["value"] and reused["commands"] == record["commands"]
     # Anything else changed with the cap (here the gradient clipping) makes it another run.
-    kept.write_text(json.dumps(_as_stopped_early_under(record, 3)))
-    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 5, "trainer.grad_norm": 1.0}') == 0
-    assert "skipped (--reuse-only): ner baseline seed0" in capsys.readouterr().out
+    overrides = {"trainer.num_epochs": 5, "trainer.grad_norm": 1.0}
+    assert SKIPPED in _asked_again(kept, _as_stopped_early_under(record, 3), asked, overrides, capsys)
     # A raised patience would not have stopped it where the old one did: it has to go on, not be reused.
-    kept.write_text(json.dumps(_as_stopped_early_under(record, 3, patience=1)))
-    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 3, "trainer.patience": 2}') == 0
-    assert "skipped (--reuse-only): ner baseline seed0" in capsys.readouterr().out
+    overrides = {"trainer.num_epochs": 3, "trainer.patience": 2}
+    assert SKIPPED in _asked_again(kept, _as_stopped_early_under(record, 3, patience=1), asked, overrides, capsys)
     # A run that reached its cap (one epoch of one) was still improving as far as anyone knows: without its
     # directory to continue from, it is not reused.
-    kept.write_text(json.dumps(record))
-    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 5}') == 0
-    assert "skipped (--reuse-only): ner baseline seed0" in capsys.readouterr().out
+    assert SKIPPED in _asked_again(kept, record, asked, {"trainer.num_epochs": 5}, capsys)
 
 
 def test_a_run_that_reached_its_epoch_cap_is_reused_under_a_raised_patience(smoke, tmp_path, capsys):
     record, kept, asked = _kept_ner_baseline(smoke, tmp_path)
-    kept.write_text(json.dumps(_under_rule(record, 1, patience=1)))  # one epoch of one: the cap stopped it
-    capsys.readouterr()
-    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 1, "trainer.patience": 4}') == 0
-    out = capsys.readouterr().out
+    stopped_at_its_cap = _under_rule(record, 1, patience=1)  # one epoch of one: the cap stopped it
+    out = _asked_again(kept, stopped_at_its_cap, asked, {"trainer.num_epochs": 1, "trainer.patience": 4}, capsys)
     assert "stopped at its cap after 1 epochs under patience 1: the same run under patience 4" in out
     reused = json.loads(kept.read_text())
     assert reused["overrides"]["trainer.patience"] == 4 and reused["patience_raised_from"] == 1
     assert "epoch_cap_raised_from" not in reused and reused["value"] == record["value"]
     # A lower patience is another run: it might have stopped earlier.
-    kept.write_text(json.dumps(_under_rule(record, 1, patience=4)))
-    assert _main(*asked, "--overrides", '{"trainer.num_epochs": 1, "trainer.patience": 1}') == 0
-    assert "skipped (--reuse-only): ner baseline seed0" in capsys.readouterr().out
+    overrides = {"trainer.num_epochs": 1, "trainer.patience": 1}
+    assert SKIPPED in _asked_again(kept, _under_rule(record, 1, patience=4), asked, overrides, capsys)
 
 
 def _ner_baseline_trained_under(smoke, tmp_path: Path, cap: int, patience: int):
@@ -413,6 +421,7 @@ def _ner_baseline_trained_under(smoke, tmp_path: Path, cap: int, patience: int):
     return run_dir, first, settings_file
 
 
+@pytest.mark.slow  # smoke trainings of their own, 10 to 35 s: in `make test-all`, out of the fast suite
 def test_a_raised_patience_continues_a_run_that_the_old_one_stopped(smoke, tmp_path, capsys):
     # As if its one epoch had been stopped by a patience of 1 under a cap of 3 (its saved settings and config).
     run_dir, first, _ = _ner_baseline_trained_under(smoke, tmp_path, 3, 1)
@@ -435,6 +444,7 @@ def test_a_raised_patience_continues_a_run_that_the_old_one_stopped(smoke, tmp_p
     assert "reusing ner baseline seed0" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # smoke trainings of their own, 10 to 35 s: in `make test-all`, out of the fast suite
 def test_a_finished_run_without_its_record_is_evaluated_not_retrained_under_a_rule_that_stops_it_there(
     smoke, tmp_path, capsys
 ):

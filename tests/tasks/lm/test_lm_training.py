@@ -142,6 +142,7 @@ def test_export_command_takes_a_checkpoint_of_a_serialization_dir(trained, archi
     assert any(float((a - b).abs().max()) > 1e-4 for a, b in zip(_activations(loaded), final, strict=True))
 
 
+@pytest.mark.slow  # whole trainings, 15 to 30 s: in `make test-all`, out of the fast suite
 def test_finetune_from_exported_hdf5_and_softmax(trained, tmp_path):
     from allennlp.data import Vocabulary
 
@@ -175,6 +176,7 @@ def test_finetune_from_exported_hdf5_and_softmax(trained, tmp_path):
     assert (run / "elmo" / "weights.hdf5").exists()
 
 
+@pytest.mark.slow  # whole trainings, 15 to 30 s: in `make test-all`, out of the fast suite
 def test_recover_resumes_an_interrupted_run(trained, tmp_path):
     run = tmp_path / "interrupted"
     interrupted_copy(trained, run, crashed_epoch=7)  # a crash during the last of the 8 epochs

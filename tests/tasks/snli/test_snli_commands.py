@@ -59,6 +59,7 @@ def test_evaluate_on_gzipped_test_agrees_with_predict(trained):
     assert metrics["accuracy"] == pytest.approx(sum(p == g for p, g in zip(predicted, gold, strict=False)) / 96)
 
 
+@pytest.mark.slow  # a whole `allennlp predict` per variant, 20 to 40 s: in `make test-all`, out of the fast suite
 def test_predict_gives_label_and_probabilities(trained):
     inputs = trained / "pairs.jsonl"
     pairs = [

@@ -69,6 +69,8 @@ def _isolated_global_state() -> Iterator[None]:
     root = logging.getLogger()
     root_level, root_handlers = root.level, _own_handlers(root)
     tqdm_handlers = _own_handlers(tqdm_logger)
+    params_logger = logging.getLogger("allennlp.common.params")
+    params_logger_disabled = params_logger.disabled
     registered = {base: dict(names) for base, names in Registrable._registry.items()}
     torch.manual_seed(TEST_TORCH_SEED)
     yield
@@ -85,6 +87,7 @@ def _isolated_global_state() -> Iterator[None]:
     root.setLevel(root_level)
     _restore_handlers(root, root_handlers)
     _restore_handlers(tqdm_logger, tqdm_handlers)
+    params_logger.disabled = params_logger_disabled
     # Names registered before the test get their classes back (the ELMo drop-in swaps one); names a
     # test's first import registered stay, since the module stays imported.
     for base, names in registered.items():

@@ -53,3 +53,13 @@ def test_importing_the_plugin_prints_no_future_warning():
         check=True,
     )
     assert "FutureWarning" not in result.stderr, result.stderr
+
+
+@pytest.mark.slow
+def test_the_harness_help_prints_no_future_warning():
+    # scripts/reproduce.py imports AllenNLP through the harness, not through the plugin
+    result = subprocess.run(
+        [sys.executable, "scripts/reproduce.py", "--help"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert "usage: reproduce.py" in result.stdout
+    assert "FutureWarning" not in result.stderr, result.stderr

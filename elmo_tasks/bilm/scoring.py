@@ -146,10 +146,15 @@ class ExportedLanguageModel:
                 f"{softmax_file} has {weight.shape[0]} rows: pass the vocabulary exported with this softmax"
             )
         if softmax_tokens is not None and softmax_tokens != tokens:
-            first = next(i for i, (a, b) in enumerate(zip(softmax_tokens, tokens, strict=False)) if a != b)
+            first = next(
+                (i for i, (a, b) in enumerate(zip(softmax_tokens, tokens, strict=False)) if a != b),
+                min(len(softmax_tokens), len(tokens)),
+            )
+            ours = repr(tokens[first]) if first < len(tokens) else "the end of the file"
+            stored = repr(softmax_tokens[first]) if first < len(softmax_tokens) else "the end of the stored list"
             raise ScoringError(
                 f"the vocabulary {vocab_file} differs from the tokens stored in {softmax_file} at row {first} "
-                f"({tokens[first]!r} vs {softmax_tokens[first]!r}): pass the vocabulary exported with this softmax"
+                f"({ours} vs {stored}): pass the vocabulary exported with this softmax"
             )
         for needed in (BOS_TOKEN, EOS_TOKEN, UNKNOWN_TOKEN):
             if needed not in tokens:

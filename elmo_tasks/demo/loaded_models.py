@@ -92,7 +92,7 @@ def _task_of_archive(archive_file: str) -> Tuple[str, DemoTask]:
         tasks = ", ".join(task.name for task in TASKS)
         raise DemoSetupError(
             f"{archive_file} holds {describe_archive(archive_file, model_type)}; the demo serves the models of "
-            f"the six tasks ({tasks})"
+            f"these tasks: {tasks}"
         )
     return model_type, task
 

@@ -38,7 +38,7 @@ def test_an_in_process_run_reads_the_runs_variables_and_leaves_the_process_as_it
     root, progress = logging.getLogger(), logging.getLogger("tqdm")  # allennlp train gives both its handlers
     handlers, progress_handlers = list(root.handlers), list(progress.handlers)
     params_logger = logging.getLogger("allennlp.common.params")
-    monkeypatch.setattr(params_logger, "disabled", False)  # whatever an earlier test's command left
+    monkeypatch.setattr(params_logger, "disabled", False)  # on at the start, so the last line can fail
     env = {"ELMO_TASKS_DATA": "fixtures", "ELMO_TASKS_SEED": "7"}
     run_dir = tmp_path / "run"
     run_allennlp(env, _train_command(run_dir), tmp_path / "train.log", in_process=True)

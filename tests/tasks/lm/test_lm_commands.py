@@ -4,6 +4,7 @@ import json
 import re
 import shutil
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -89,20 +90,26 @@ def test_float16_softmax_and_weights_load(trained, tmp_path, capsys, monkeypatch
     assert n16 == n32 and abs(m16 - m32) < 0.01 * m32 and abs(f16 - f32) < 0.01 * f32
 
 
-def test_a_softmax_of_another_width_is_refused(trained, tmp_path, capsys, monkeypatch):
+def _edited_softmax(trained, tmp_path, edit) -> Path:
+    """``tmp_path/softmax.npz``: the trained model's softmax with ``edit`` applied to its arrays."""
     with np.load(trained / "elmo" / "softmax.npz") as data:
         arrays = dict(data)
-    arrays["weight"] = np.concatenate([arrays["weight"], arrays["weight"]], axis=1)
+    edit(arrays)
     np.savez(tmp_path / "softmax.npz", **arrays)
-    code, _, err = _perplexity(
-        capsys,
-        monkeypatch,
-        trained / "elmo",
-        "--softmax-file",
-        tmp_path / "softmax.npz",
-        "--vocab-file",
-        trained / "elmo" / "vocabulary",
-    )
+    return tmp_path / "softmax.npz"
+
+
+def _perplexity_with_softmax(capsys, monkeypatch, trained, softmax: Path):
+    """``bilm-perplexity`` of the trained biLM with another softmax file and the trained vocabulary."""
+    vocabulary = trained / "elmo" / "vocabulary"
+    return _perplexity(capsys, monkeypatch, trained / "elmo", "--softmax-file", softmax, "--vocab-file", vocabulary)
+
+
+def test_a_softmax_of_another_width_is_refused(trained, tmp_path, capsys, monkeypatch):
+    def edit(arrays):
+        arrays["weight"] = np.concatenate([arrays["weight"], arrays["weight"]], axis=1)
+
+    code, _, err = _perplexity_with_softmax(capsys, monkeypatch, trained, _edited_softmax(trained, tmp_path, edit))
     assert code == 2
     assert "softmax weight has shape" in err and "projection_dim 16" in err and "belongs to another biLM" in err
 
@@ -118,6 +125,18 @@ def test_a_vocabulary_that_does_not_match_the_softmax_is_refused(trained, tmp_pa
     (vocab / "lm_targets.txt").write_text("\n".join(lines), encoding="utf-8")
     code, _, err = _perplexity(capsys, monkeypatch, trained / "elmo", "--vocab-file", vocab / "lm_targets.txt")
     assert code == 2 and "differs from the tokens stored in" in err and "at row 6" in err, err
+
+
+def test_a_stored_token_list_one_row_short_is_one_line(trained, tmp_path, capsys, monkeypatch):
+    """The tokens stored beside the softmax end a row early: named as such, not a StopIteration."""
+
+    def edit(arrays):
+        arrays["tokens"] = arrays["tokens"][:-1]
+
+    with np.load(trained / "elmo" / "softmax.npz") as data:
+        rows = len(data["weight"])
+    code, _, err = _perplexity_with_softmax(capsys, monkeypatch, trained, _edited_softmax(trained, tmp_path, edit))
+    assert code == 2 and f"at row {rows - 1}" in err and "the end of the stored list" in err, err
 
 
 def test_a_softmax_cut_short_and_a_vocabulary_not_in_utf8_are_one_line_each(trained, tmp_path, capsys, monkeypatch):

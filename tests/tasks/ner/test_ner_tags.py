@@ -10,7 +10,7 @@ from allennlp.data.dataset_readers.dataset_utils.span_utils import iob1_tags_to_
 from allennlp.training.metrics import SpanBasedF1Measure
 
 from elmo_tasks.tasks.ner.tags import bioul_spans, bioul_to_iob1, entities
-from tests.conftest import SHARED
+from tests.conftest import SHARED_DATA
 
 TYPES = ["PER", "LOC", "ORG", "MISC"]
 
@@ -127,7 +127,7 @@ def test_entities_lists_spans_left_to_right():
     ]
 
 
-CONLL = SHARED / "data" / "conll2003"
+CONLL = SHARED_DATA / "conll2003"
 
 
 @pytest.mark.needs_shared

@@ -11,7 +11,7 @@ from allennlp.common.checks import ConfigurationError
 from elmo_tasks.tasks.data_selection import DataSelection
 from elmo_tasks.tasks.snli.reader import SnliFormatError, SnliJsonlReader, in_holdout, split_path
 from elmo_tasks.tokenization import SpacyBlankTokenizer
-from tests.conftest import FIXTURES_ROOT, SHARED, needs_shared
+from tests.conftest import FIXTURES_ROOT, SHARED_DATA, needs_shared
 
 TRAIN = FIXTURES_ROOT / "snli" / "train.jsonl"
 DEV = FIXTURES_ROOT / "snli" / "dev.jsonl"
@@ -101,7 +101,7 @@ def test_holdout_rule_is_pinned():
 @needs_shared
 @pytest.mark.needs_shared
 def test_real_dev_split_sizes():
-    dev = SHARED / "data" / "snli" / "snli_1.0_dev.jsonl.gz"
+    dev = SHARED_DATA / "snli" / "snli_1.0_dev.jsonl.gz"
     reader = SnliJsonlReader()
     holdout = sum(1 for _ in reader.read(f"{dev}#holdout"))
     assert holdout == 908  # 918 pairs whose premise hashes to 0 mod 10, 10 of them labelled '-'

@@ -11,10 +11,10 @@ from allennlp.data.tokenizers import WhitespaceTokenizer
 
 from elmo_tasks.tasks.squad.articles import load_articles, split_path
 from elmo_tasks.tasks.squad.reader import SquadFormatError, SquadV1Reader
-from tests.conftest import FIXTURES_ROOT, SHARED, needs_shared
+from tests.conftest import FIXTURES_ROOT, SHARED_DATA, needs_shared
 
 TRAIN = FIXTURES_ROOT / "squad" / "train.json"
-XQUAD = SHARED / "data" / "squad" / "xquad.en.json"
+XQUAD = SHARED_DATA / "squad" / "xquad.en.json"
 
 
 def _write(tmp_path: Path, articles: List[Dict[str, Any]], name: str = "data.json") -> str:

@@ -10,7 +10,7 @@ from elmo_tasks.tasks.srl.reader import (
     read_srl_sentences,
     split_path,
 )
-from tests.conftest import FIXTURES_ROOT, SHARED, needs_shared
+from tests.conftest import FIXTURES_ROOT, SHARED_DATA, needs_shared
 
 SRL = FIXTURES_ROOT / "srl"
 
@@ -78,7 +78,7 @@ def test_errors_name_file_and_line(tmp_path):
 
 @needs_shared
 def test_release_folder_equals_the_assembled_file():
-    data = SHARED / "data" / "conll2005"
+    data = SHARED_DATA / "conll2005"
     folder = list(read_srl_sentences(str(data / "test.brown")))
     assert len(folder) == 426 and sum(len(s.props.columns) for s in folder) == 804
     whole = list(read_srl_sentences(str(data / "dev-set.gz")))

@@ -10,7 +10,7 @@ from allennlp.data import DatasetReader
 
 from elmo_tasks.tasks.data_files import DataFileError
 from elmo_tasks.tasks.sst.reader import PhraseSelection, SstTreesReader
-from tests.conftest import FIXTURES_ROOT, SHARED, needs_shared
+from tests.conftest import FIXTURES_ROOT, SHARED_DATA, needs_shared
 
 # Two trees; "the" (2) and "." (2) occur in both, so deduplication has work to do.
 TREES = "(4 (2 (2 the) (4 best)) (2 .))\n(0 (2 the) (0 (0 worst) (2 .)))\n"
@@ -114,10 +114,11 @@ def test_bundled_fixtures_read() -> None:
         assert len(_read(FIXTURES_ROOT / "sst" / f"{split}.txt", phrases="roots")) == trees
 
 
+@pytest.mark.slow  # reads all of SST, about 10 s: in `make test-all`, out of the fast suite
 @needs_shared
 @pytest.mark.needs_shared
 def test_real_sst_counts() -> None:
-    sst = SHARED / "data" / "sst"
+    sst = SHARED_DATA / "sst"
     assert len(_read(sst / "dev.txt", phrases="roots")) == 1101
     # 318,582 subtrees in the 8,544 training trees, 159,274 distinct labelled phrases.
     assert len(_read(sst / "train.txt")) == 159274

@@ -39,22 +39,42 @@ def add_checkout_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", action="store_true", help="print torch.profiler's top operators")
 
 
+def run_on_checkout(code_root: str) -> None:
+    """Makes this process import ``elmo_tasks`` from the checkout at ``code_root``: unless ``PYTHONPATH``
+    already starts with it, the same command is run again in its place (``os.execve``) with
+    ``PYTHONPATH=code_root``, which puts that checkout ahead of the installed one (the editable
+    install's finder comes after the path entries)."""
+    wanted = os.path.abspath(code_root)
+    if os.environ.get("PYTHONPATH", "").split(os.pathsep)[0] == wanted:
+        return
+    earlier = os.environ.get("PYTHONPATH")
+    environment = {**os.environ, "PYTHONPATH": wanted if not earlier else os.pathsep.join([wanted, earlier])}
+    os.execve(sys.executable, [sys.executable, *sys.argv], environment)
+
+
+def check_imported_from(code_root: str) -> None:
+    """Exits unless ``elmo_tasks`` came from the checkout at ``code_root``."""
+    import elmo_tasks
+
+    if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(code_root)):
+        sys.exit(f"elmo_tasks was imported from {elmo_tasks.__file__}, not from {code_root}")
+
+
 def import_checkout(code_root: str, threads: int, timed: str) -> None:
     """Imports the plugin of the checkout at ``code_root`` ahead of any other, starts it as its commands
     start, on ``threads`` torch threads; exits unless ``ELMO_TASKS_DATA=full`` (what it times, ``timed``,
     is real data), and when the plugin came from elsewhere."""
     if os.environ.get("ELMO_TASKS_DATA") != "full":
         sys.exit(f"set ELMO_TASKS_DATA=full (and ELMO_TASKS_SHARED_DATA to the data folder): it times real {timed}")
+    run_on_checkout(code_root)
     os.environ["ELMO_TASKS_WORD_VECTORS"] = ""
-    sys.path.insert(0, os.path.abspath(code_root))
     import torch
 
     torch.set_num_threads(threads)
     import elmo_tasks.plugin  # noqa: F401  (registers the readers and models of that checkout)
 
     start_like_a_command()
-    if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(code_root)):
-        sys.exit(f"elmo_tasks was imported from {elmo_tasks.__file__}, not from {code_root}")
+    check_imported_from(code_root)
 
 
 def training_step(model: Any, optimizer: Any, parameters: Sequence[Any], grad_norm: Optional[float], batch: Any) -> Any:

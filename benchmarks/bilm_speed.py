@@ -14,15 +14,12 @@ import argparse
 import json
 import os
 import resource
-import sys
 import tempfile
 import time
 from typing import Any, Dict, List
 
 import numpy as np
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_files import add_worker_options, json_temp_file, report_rows, run_worker  # noqa: E402
+from bench_files import add_worker_options, json_temp_file, report_rows, run_worker
 
 # the real data (docs/DATA.md): ELMO_TASKS_SHARED_DATA, default data/ in the checkout
 DEFAULT_DATA = os.path.join(

@@ -19,10 +19,16 @@ one can be measured back to back with the same script and batches:
 import argparse
 import json
 import os
-import sys
 import time
 
-from bench_files import append_result, print_profile, start_like_a_command, word_batches
+from bench_files import (
+    append_result,
+    check_imported_from,
+    print_profile,
+    run_on_checkout,
+    start_like_a_command,
+    word_batches,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the real data (docs/DATA.md): ELMO_TASKS_SHARED_DATA, default data/ in the checkout
@@ -49,7 +55,7 @@ def main() -> None:
     parser.add_argument("--json", help="append the result as one json line to this file")
     args = parser.parse_args()
 
-    sys.path.insert(0, os.path.abspath(args.code_root))
+    run_on_checkout(args.code_root)
     import torch
 
     torch.set_num_threads(args.threads)
@@ -59,9 +65,7 @@ def main() -> None:
     import elmo_tasks.plugin  # noqa: F401  (registers the reader and the model of this checkout)
 
     start_like_a_command()
-
-    if not os.path.abspath(elmo_tasks.__file__).startswith(os.path.abspath(args.code_root)):
-        sys.exit(f"elmo_tasks was imported from {elmo_tasks.__file__}, not from {args.code_root}")
+    check_imported_from(args.code_root)
     reader = DatasetReader.by_name("bilm_raw_text")(
         text_format="running",
         max_sentence_length=50,

@@ -24,9 +24,8 @@ import time
 from functools import partial
 from typing import Any, Dict, List
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_files import ALLENNLP, ROOT, environment_without_thread_settings, report_rows  # noqa: E402
-from bilm_speed import write_random_model  # noqa: E402  (the same random biLM as the speed benchmark)
+from bench_files import ALLENNLP, ROOT, environment_without_thread_settings, report_rows
+from bilm_speed import write_random_model  # (the same random biLM as the speed benchmark)
 
 # the real data (docs/DATA.md): ELMO_TASKS_SHARED_DATA, default data/ in the checkout
 DEFAULT_DATA = os.path.join(ROOT, os.environ.get("ELMO_TASKS_SHARED_DATA", "data"), "lm/books/brown/brown_news_a-c.txt")

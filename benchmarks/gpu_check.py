@@ -45,13 +45,8 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_files import ROOT, save_results, start_like_a_command, training_step, word_batches  # noqa: E402
-
-if ROOT not in sys.path:  # elmo_tasks of this checkout, when it is not installed
-    sys.path.insert(0, ROOT)
-
-import torch  # noqa: E402
+import torch
+from bench_files import ROOT, save_results, start_like_a_command, training_step, word_batches
 
 FIXTURES = os.path.join(ROOT, "fixtures")
 SHIPPED_OPTIONS = os.path.join(ROOT, "elmo_tasks", "pretrained", "bilm_small", "options.json")

@@ -15,27 +15,23 @@ number of predicates.
 import argparse
 import json
 import os
-import sys
 import time
 
 import torch
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from allennlp.common import Params  # noqa: E402
-from allennlp.data import Vocabulary  # noqa: E402
-from allennlp.data.token_indexers import (  # noqa: E402
+from allennlp.common import Params
+from allennlp.data import Vocabulary
+from allennlp.data.token_indexers import (
     ELMoTokenCharactersIndexer,
     SingleIdTokenIndexer,
 )
-from allennlp.models import Model  # noqa: E402
-from allennlp.models.archival import load_archive  # noqa: E402
+from allennlp.models import Model
+from allennlp.models.archival import load_archive
 
-import elmo_tasks.plugin  # noqa: E402,F401
-from elmo_tasks.modules import find_elmo_embedder  # noqa: E402
-from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE  # noqa: E402
-from elmo_tasks.tasks.srl.reader import SrlConllReader, read_srl_sentences  # noqa: E402
-from elmo_tasks.tasks.srl.sentence_prediction import predict_sentences  # noqa: E402
+import elmo_tasks.plugin  # noqa: F401
+from elmo_tasks.modules import find_elmo_embedder
+from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
+from elmo_tasks.tasks.srl.reader import SrlConllReader, read_srl_sentences
+from elmo_tasks.tasks.srl.sentence_prediction import predict_sentences
 
 # the real data (docs/DATA.md): ELMO_TASKS_SHARED_DATA, default data/ in the checkout
 DEFAULT_DATA = os.path.join(

@@ -36,8 +36,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_files import ALLENNLP, ROOT, report_rows  # noqa: E402
+from bench_files import ALLENNLP, ROOT, report_rows
 
 ELMO_TASKS = os.path.join(os.path.dirname(sys.executable), "elmo-tasks")
 ONE_SENTENCE = "The quick brown fox jumps over the lazy dog .\n"

@@ -19,12 +19,10 @@ import json
 import os
 import resource
 import subprocess
-import sys
 import tempfile
 import time
 from typing import Any, Dict, Optional
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_files import ALLENNLP, ROOT, environment_without_thread_settings, report_rows  # noqa: E402
 from embed_threads import busy_processes  # noqa: E402  (the same busy-looping competitors)
 

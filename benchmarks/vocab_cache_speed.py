@@ -22,14 +22,11 @@ Runs (each compared with AllenNLP without a cache, the reference):
 import argparse
 import json
 import os
-import sys
 import tempfile
 import time
 from typing import Dict, List
 
 import numpy as np
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_files import add_worker_options, json_temp_file, report_rows, run_worker  # noqa: E402
 from bilm_speed import DEFAULT_DATA, read_sentences, write_random_model
 

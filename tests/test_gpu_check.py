@@ -17,6 +17,12 @@ from elmo_tasks.modules import allennlp_elmo_replaced
 from tests.conftest import ROOT
 
 
+@pytest.fixture(autouse=True)
+def _benchmarks_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gpu_check imports the scripts beside it, as ``python benchmarks/gpu_check.py`` finds them."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+
+
 def _gpu_check() -> ModuleType:
     spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "benchmarks" / "gpu_check.py")
     assert spec is not None and spec.loader is not None

@@ -16,6 +16,15 @@ from allennlp.predictors import Predictor
 
 from tests.conftest import untrained_archive
 
+#: Every component, as the package's ``spacy_factories`` entry points name its factory (setup.cfg).
+FACTORIES = {
+    "elmo": "elmo_tasks.spacy_pipes.elmo:make_elmo",
+    "elmo_ner": "elmo_tasks.spacy_pipes.ner:make_elmo_ner",
+    "elmo_srl": "elmo_tasks.spacy_pipes.srl:make_elmo_srl",
+    "elmo_coref": "elmo_tasks.spacy_pipes.coref:make_elmo_coref",
+    "elmo_sst": "elmo_tasks.spacy_pipes.sst:make_elmo_sst",
+}
+
 #: component -> (the experiment whose untrained model it runs, the task predictor)
 TASKS = {
     "elmo_ner": ("ner_elmo", "ner"),

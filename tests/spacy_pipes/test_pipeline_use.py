@@ -14,15 +14,7 @@ import spacy
 from spacy.tokens import Doc
 
 from tests.conftest import OPTIONS_FILE, ROOT, WEIGHT_FILE
-from tests.spacy_pipes.conftest import TASKS, TEXTS
-
-FACTORIES = {
-    "elmo": "elmo_tasks.spacy_pipes.elmo:make_elmo",
-    "elmo_ner": "elmo_tasks.spacy_pipes.ner:make_elmo_ner",
-    "elmo_srl": "elmo_tasks.spacy_pipes.srl:make_elmo_srl",
-    "elmo_coref": "elmo_tasks.spacy_pipes.coref:make_elmo_coref",
-    "elmo_sst": "elmo_tasks.spacy_pipes.sst:make_elmo_sst",
-}
+from tests.spacy_pipes.conftest import FACTORIES, TASKS, TEXTS
 
 
 def test_the_factories_are_entry_points():

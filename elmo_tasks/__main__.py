@@ -26,13 +26,13 @@ errors: the steps that need no AllenNLP), and their ``--threads`` then applies a
 import argparse
 import importlib
 import os
-import signal
 import sys
-from types import FrameType, ModuleType
-from typing import Any, Dict, List, Mapping, Optional
+from types import ModuleType
+from typing import Dict, List
 
 from elmo_tasks.cli_options import add_command
 from elmo_tasks.command_start import start_process
+from elmo_tasks.start_up_stops import command_starts, stopped_while_starting
 
 #: Our commands that run without AllenNLP, and the module holding each one's ``DESCRIPTION``,
 #: ``SUMMARY``, ``add_arguments`` and ``run`` (the module elmo_tasks/commands/ registers with AllenNLP).
@@ -42,52 +42,16 @@ ALLENNLP_FREE_COMMANDS: Dict[str, str] = {
 }
 
 
-class StoppedWhileStarting(Exception):
-    """A SIGINT or SIGTERM that arrived while the program was still starting (importing AllenNLP takes
-    seconds), before the command ran: nothing was read or written yet."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-def _stop_while_starting(signum: int, _frame: Optional[FrameType]) -> None:
-    raise StoppedWhileStarting(signum)
-
-
 def main() -> None:
     launched_as_module = os.path.basename(sys.argv[0]) == "__main__.py"
     prog = "python -m elmo_tasks" if launched_as_module else "elmo-tasks"
     arguments = sys.argv[1:]
     # Until the command runs (and installs its own stop handling), a stop ends the program with one line.
-    earlier = {signum: signal.signal(signum, _stop_while_starting) for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
+    with stopped_while_starting(prog):
         if arguments and arguments[0] in ALLENNLP_FREE_COMMANDS:
             run_without_allennlp(prog, arguments)
         else:
             run_allennlp(prog)
-    except StoppedWhileStarting as stop:
-        print(
-            f"{prog}: stopped by {stop} while starting, before the command ran; nothing was read or written: "
-            "run the same command again",
-            file=sys.stderr,
-        )
-        sys.exit(128 + stop.signum)
-    finally:
-        _undo_start_up_handlers(earlier)
-
-
-def _undo_start_up_handlers(earlier: Mapping[signal.Signals, Any]) -> None:
-    """Puts ``earlier`` back for each signal whose handler is still the start-up one."""
-    for signum, handler in earlier.items():
-        if signal.getsignal(signum) is _stop_while_starting:
-            signal.signal(signum, handler)
-
-
-def _command_starts() -> None:
-    """From here on the command's own stop handling speaks: the start-up handlers still set give way to
-    Python's defaults (Ctrl-C a ``KeyboardInterrupt``, SIGTERM the end of the process)."""
-    _undo_start_up_handlers({signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL})
 
 
 def run_allennlp(prog: str) -> None:
@@ -111,7 +75,7 @@ def run_allennlp(prog: str) -> None:
         return
     for package_name in getattr(args, "include_package", []):
         import_module_and_submodules(package_name)
-    _command_starts()
+    command_starts()
     prepared_command(args.func)(args)
 
 
@@ -141,7 +105,7 @@ def run_without_allennlp(prog: str, arguments: List[str]) -> None:
         run_allennlp(prog)
         return
     start_process()
-    _command_starts()
+    command_starts()
     args.func(args)
 
 

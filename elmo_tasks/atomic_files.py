@@ -6,6 +6,7 @@ that belong together (an exported biLM) is written the same way by :class:`Whole
 
 import errno
 import io
+import itertools
 import os
 import re
 import shutil
@@ -14,7 +15,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Iterator, Optional, Type, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Type, Union
 
 # how HDF5 reports a failed system call inside an h5py error's text
 _HDF5_ERRNO = re.compile(r"errno = (\d+)")
@@ -61,6 +62,7 @@ class WholeFile(_WrittenAside):
         descriptor, name = tempfile.mkstemp(prefix=f".{self.final.name}.", suffix=".partial", dir=self.final.parent)
         os.close(descriptor)
         self.partial = Path(name)
+        _note_partial(self.final, self.partial)
 
     def _put_in_place(self) -> None:
         os.chmod(self.partial, _new_file_mode())
@@ -68,6 +70,46 @@ class WholeFile(_WrittenAside):
 
     def _remove_partial(self) -> None:
         self.partial.unlink(missing_ok=True)
+
+
+# For each file a WholeFile of this process was made for (the latest one): its number in the count of
+# them all and the identity (device, inode) of its temporary file, which the file there has once that
+# temporary file was renamed onto it. What lets a command's stop line tell whether its output is complete.
+_whole_file_count = itertools.count(1)
+_written_as: Dict[Path, Tuple[int, int, int]] = {}
+
+
+def _note_partial(final: Path, partial: Path) -> None:
+    status = os.stat(partial)
+    _written_as[final] = (next(_whole_file_count), status.st_dev, status.st_ino)
+
+
+class OutputsPutInPlace:
+    """Which of ``paths`` now hold the file a :class:`WholeFile` of this process, made after this object,
+    wrote and renamed into place.
+
+    For a command's stop line (:mod:`elmo_tasks.stopping`): a Ctrl-C or SIGTERM can arrive in the instant
+    after an output was renamed into place, and the line must then say that output is complete, not that
+    it was not written. The answer is what is on disk, the file's identity, so no instant of the rename
+    can make it wrong."""
+
+    def __init__(self, *paths: Union[str, Path]) -> None:
+        self._real_paths = {str(path): Path(os.path.realpath(path)) for path in paths}
+        self._since = next(_whole_file_count)
+
+    def put_in_place(self) -> List[str]:
+        """The paths (as given, in that order) that hold what this process wrote for them."""
+        return [path for path, real in self._real_paths.items() if self._holds_ours(real)]
+
+    def _holds_ours(self, real: Path) -> bool:
+        number, device, inode = _written_as.get(real, (0, -1, -1))
+        if number <= self._since:  # noted before this object: an earlier command's
+            return False
+        try:
+            status = os.stat(real)
+        except FileNotFoundError:
+            return False
+        return (status.st_dev, status.st_ino) == (device, inode)
 
 
 class WholeFolder(_WrittenAside):

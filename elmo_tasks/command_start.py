@@ -9,7 +9,7 @@
 3. one-line errors for a user's bad file (:func:`elmo_tasks.input_errors.install_input_error_lines`);
 4. safe archive extraction in AllenNLP (:func:`elmo_tasks.safe_archives.install_safe_extraction`),
    archives written whole (:func:`elmo_tasks.whole_archive.install_whole_archives`) and checkpoints
-   that a Ctrl-C or SIGTERM cannot cut short (:func:`elmo_tasks.whole_checkpoints.install_whole_checkpoints`);
+   that ``--recover`` can always resume from (:func:`elmo_tasks.whole_checkpoints.install_whole_checkpoints`);
 5. the ELMo drop-in switch, ``ELMO_TASKS_REPLACE_ALLENNLP_ELMO``
    (:func:`elmo_tasks.modules.allennlp_compat.apply_environment_switch`);
 6. shipped models by name in AllenNLP's ``load_archive``: ``elmo_tasks:pretrained/ner``
@@ -69,7 +69,7 @@ def start_command(config_defaults: bool = True) -> None:
 
     install_safe_extraction()  # AllenNLP extracts model archives unchecked (docs/ARCHIVE_SAFETY.md)
     install_whole_archives()  # and writes model.tar.gz in place (a full disk or a kill left it cut short)
-    install_whole_checkpoints()  # and its checkpoints, where a stop could cut one short for --recover
+    install_whole_checkpoints()  # and its checkpoints, which a stop or a kill could leave cut short for --recover
     apply_environment_switch()
     install_model_names()
     search_jsonnet_library(str(LIBRARY))

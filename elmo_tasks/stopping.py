@@ -14,13 +14,18 @@ import signal
 import sys
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any, Callable, Dict, Iterator, Optional, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Union
+
+from elmo_tasks.atomic_files import OutputsPutInPlace
 
 STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-class CommandStopped(Exception):
-    """SIGINT or SIGTERM arrived while a command was running."""
+class CommandStopped(BaseException):
+    """SIGINT or SIGTERM arrived while a command was running. A ``BaseException``, as ``KeyboardInterrupt``
+    is, so that no ``except Exception`` on the way (torch's own import has one) swallows the stop: the
+    handlers ignore both signals once it is raised, and a swallowed stop would leave the command deaf to
+    every later Ctrl-C."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
@@ -68,14 +73,41 @@ def stopped_with_one_line(
             signal.signal(restored, handler)  # type: ignore[arg-type]  # why: what signal.signal returned
 
 
+def output_files_outcome(*paths: str) -> Callable[[], str]:
+    """The outcome (for :func:`stopped_with_one_line`) of a command that writes ``paths`` through
+    :class:`~elmo_tasks.atomic_files.WholeFile`, made before it writes: each file it had renamed into place
+    when the signal came is complete, the others were not written. Asked when the signal arrives, so a stop
+    in the instant after a rename says that file is complete."""
+    put_in_place = OutputsPutInPlace(*paths)
+
+    def outcome() -> str:
+        complete = put_in_place.put_in_place()
+        missing = [path for path in paths if path not in complete]
+        if not missing:
+            return f"{_listed(complete)} {_was(complete)} complete before it stopped; nothing to run again"
+        unchanged = "earlier files there are unchanged" if len(missing) > 1 else "an earlier file there is unchanged"
+        not_written = f"{_listed(missing)} {_was(missing)} not written ({unchanged}); run the same command again"
+        if complete:
+            return f"{_listed(complete)} {_was(complete)} complete before it stopped, but {not_written}"
+        return not_written
+
+    return outcome
+
+
+def _listed(paths: List[str]) -> str:
+    return " and ".join(paths) if len(paths) < 3 else ", ".join(paths[:-1]) + f" and {paths[-1]}"
+
+
+def _was(paths: List[str]) -> str:
+    return "were" if len(paths) > 1 else "was"
+
+
 def writing_output_file(command: str, write: Callable[[Any], None]) -> Callable[[Any], None]:
-    """A command's run from ``write(args)``, which writes ``args.output_file`` under a temporary name and
-    renames it into place when complete: Ctrl-C or SIGTERM end it with one line saying that file was not
-    written (:func:`stopped_with_one_line`)."""
+    """A command's run from ``write(args)``, which writes ``args.output_file`` through ``WholeFile``: Ctrl-C
+    or SIGTERM end it with one line saying whether that file is complete (:func:`output_files_outcome`)."""
 
     def run(args: Any) -> None:
-        outcome = f"{args.output_file} was not written (an earlier file there is unchanged); run the same command again"
-        with stopped_with_one_line(command, outcome):
+        with stopped_with_one_line(command, output_files_outcome(args.output_file)):
             write(args)
 
     return run

@@ -24,9 +24,14 @@ from elmo_tasks.bilm.sentence_file import (
     refuse_same_file,
 )
 from elmo_tasks.cli_options import add_option, add_thread_options
+from elmo_tasks.command_start import start_process
 from elmo_tasks.counted_nouns import counted
-from elmo_tasks.stopping import stopped_with_one_line
+from elmo_tasks.start_up_stops import command_starts, stopped_while_starting
+from elmo_tasks.stopping import output_files_outcome, stopped_with_one_line
 from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_workers
+
+#: The program's name run as a module (its usage line and its line when stopped while starting).
+PROG = "python -m elmo_tasks.bilm.embed"
 
 # Line numbers of skipped empty lines the summary shows (all of them are in the output file).
 SHOWN_SKIPPED_LINES = 10
@@ -102,10 +107,9 @@ def _weights(text: str) -> List[float]:
 
 def run(args: argparse.Namespace) -> None:
     """Run the command; errors print one line naming what to fix and exit with status 2, and Ctrl-C or
-    SIGTERM one line saying the output was not written (:mod:`elmo_tasks.stopping`)."""
-    outcome = f"{args.output_file} was not written (an earlier file there is unchanged); run the same command again"
+    SIGTERM one line saying whether the output is complete (:mod:`elmo_tasks.stopping`)."""
     try:
-        with stopped_with_one_line("elmo-embed", outcome):
+        with stopped_with_one_line("elmo-embed", output_files_outcome(args.output_file)):
             _embed(args)
     except BilmError as err:
         print(f"elmo-embed: error: {err}", file=sys.stderr)
@@ -200,8 +204,16 @@ def spacy_words() -> Callable[[str], List[str]]:
 
 
 def main(argv: Optional[List[str]] = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m elmo_tasks.bilm.embed", description=DESCRIPTION)
-    run(add_arguments(parser).parse_args(argv))
+    """``python -m elmo_tasks.bilm.embed``, started as ``elmo-tasks elmo-embed`` is: a stop before the
+    command runs is one line (:mod:`elmo_tasks.start_up_stops`). The package and this module import no
+    torch, so the handlers are in place a few milliseconds after Python starts; torch is imported under
+    them, by :func:`~elmo_tasks.command_start.start_process`."""
+    with stopped_while_starting(PROG):
+        parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION)
+        args = add_arguments(parser).parse_args(argv)
+        start_process()
+        command_starts()
+        run(args)
 
 
 if __name__ == "__main__":

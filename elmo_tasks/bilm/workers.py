@@ -24,7 +24,9 @@ worker's error, Ctrl-C, SIGTERM, a consumer that stops early) terminates them.
 """
 
 import multiprocessing
+import os
 import signal
+import sys
 import threading
 from collections import deque
 from contextlib import contextmanager
@@ -48,12 +50,17 @@ TERMINATE_WAIT_SECONDS = 5.0
 
 
 def _start_worker() -> None:
-    import torch
-
+    """One torch thread per worker. torch is set so only if the parent had imported it: importing it here
+    would cost every worker seconds (``import elmo_tasks.bilm`` no longer imports it); a worker that imports
+    it later gets one thread from ``OMP_NUM_THREADS``."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING_SIGNALS)
-    torch.set_num_threads(1)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+    else:
+        os.environ["OMP_NUM_THREADS"] = "1"
 
 
 @contextmanager

@@ -15,7 +15,7 @@ from elmo_tasks.cli_options import CommandError, add_option
 from elmo_tasks.commands.command_paths import CommandPathError, check_archive_task, check_output_file
 from elmo_tasks.commands.registration import register_command
 from elmo_tasks.counted_nouns import counted
-from elmo_tasks.stopping import stopped_with_one_line
+from elmo_tasks.stopping import output_files_outcome, stopped_with_one_line
 from elmo_tasks.tasks.srl.metric import SrlCounts, metric_line
 from elmo_tasks.tasks.srl.props import write_props
 from elmo_tasks.tasks.srl.reader import FORMATS, read_srl_sentences
@@ -51,11 +51,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> None:
     """Ctrl-C or SIGTERM ends it with one line (:mod:`elmo_tasks.stopping`); the outputs are written
     under temporary names and renamed into place only when every sentence is in them."""
-    if args.gold_output:
-        outcome = f"{args.output_file} and {args.gold_output} were not written (earlier files there are unchanged)"
-    else:
-        outcome = f"{args.output_file} was not written (an earlier file there is unchanged)"
-    with stopped_with_one_line("srl-props", f"{outcome}; run the same command again"):
+    outputs = [args.output_file, args.gold_output] if args.gold_output else [args.output_file]
+    with stopped_with_one_line("srl-props", output_files_outcome(*outputs)):
         _predict(args)
 
 

@@ -75,7 +75,7 @@ from elmo_tasks.reproduction.report_recipe import RECIPE_BUDGET
 from elmo_tasks.reproduction.report_values import metrics_line
 from elmo_tasks.reproduction.stopping_rule import reused_rule
 from elmo_tasks.reproduction.task_table import BUDGETS, TASKS
-from elmo_tasks.stopping import CommandStopped, stopped_with_one_line
+from elmo_tasks.stopping import stopped_with_one_line
 
 
 def json_object(text: str) -> Dict[str, Any]:
@@ -246,9 +246,7 @@ def run_jobs(plan: Plan, jobs: List[Job], underway: Optional[Underway] = None) -
         underway.run = f"{job.task} {job.variant} {name}"
         try:
             run_one(plan, job, progress)
-        except RunFailed as failure:
-            if isinstance(failure.__cause__, CommandStopped):  # a stop that a broad `except` took for a failure
-                raise failure.__cause__ from None
+        except RunFailed as failure:  # a stop is a BaseException: no broad `except` makes it a failure
             progress.failed()
             failures.append(f"{job.task} {job.variant} {name}: {failure}")
             say(f"FAILED {failures[-1]}")

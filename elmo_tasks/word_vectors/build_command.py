@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterator, List, Optional
 
 from elmo_tasks.cli_options import CommandError, add_option, option_dest
 from elmo_tasks.counted_nouns import counted
-from elmo_tasks.stopping import stopped_with_one_line
+from elmo_tasks.stopping import output_files_outcome, stopped_with_one_line
 from elmo_tasks.word_vectors.build import build_word_vectors
 from elmo_tasks.word_vectors.errors import WordVectorsError
 from elmo_tasks.word_vectors.options import ALGORITHMS, ARCHITECTURES, WordVectorOptions
@@ -77,11 +77,10 @@ def options_from_args(args: argparse.Namespace) -> WordVectorOptions:
 
 def run(args: argparse.Namespace) -> None:
     """Run the command; a corpus, output or option that cannot be used prints one line and exits with status 2,
-    and Ctrl-C or SIGTERM one line saying the output was not written (:mod:`elmo_tasks.stopping`)."""
-    outcome = f"{args.output} was not written (an earlier file there is unchanged); run the same command again"
+    and Ctrl-C or SIGTERM one line saying whether the output is complete (:mod:`elmo_tasks.stopping`)."""
     try:
         options = options_from_args(args)
-        with stopped_with_one_line(NAME, outcome), _gensim_warnings_only():
+        with stopped_with_one_line(NAME, output_files_outcome(args.output)), _gensim_warnings_only():
             record = build_word_vectors(
                 Path(args.corpus), Path(args.output), options, report=_progress, force=args.force
             )

@@ -84,9 +84,9 @@ def test_no_signal_means_no_stop_and_the_handlers_come_back():
     assert {signum: signal.getsignal(signum) for signum in before} == before
 
 
-def test_installing_twice_wraps_once():
+def test_installing_twice_wraps_each_method_once():
     install_whole_checkpoints()
-    once = Checkpointer.save_checkpoint
+    saving, finding = Checkpointer.save_checkpoint, Checkpointer.find_latest_checkpoint
     install_whole_checkpoints()
-    assert Checkpointer.save_checkpoint is once
-    assert not hasattr(once.__wrapped__, "__wrapped__")
+    assert Checkpointer.save_checkpoint is saving and Checkpointer.find_latest_checkpoint is finding
+    assert not hasattr(saving.__wrapped__, "__wrapped__") and not hasattr(finding.__wrapped__, "__wrapped__")

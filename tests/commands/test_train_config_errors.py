@@ -4,12 +4,11 @@ Before, each case below ended in a traceback from AllenNLP's file cache (``FileN
 missing.jsonnet not found``) or from jsonnet (``RuntimeError: STATIC ERROR ...``).
 """
 
-import signal
 import subprocess
-import sys
 
 import pytest
 
+from tests.command_runs import elmo_tasks_exit_status
 from tests.conftest import ROOT
 
 ELMO_TASKS = str(ROOT / ".venv" / "bin" / "elmo-tasks")
@@ -18,16 +17,8 @@ ELMO_TASKS = str(ROOT / ".venv" / "bin" / "elmo-tasks")
 def _train(argv, monkeypatch, capsys):
     """``elmo-tasks train ARGV...`` in this process (the same prepared command as ``allennlp train``):
     its exit status and the last line of its stderr."""
-    from elmo_tasks.__main__ import run_allennlp
-
-    monkeypatch.setattr(sys, "argv", ["elmo-tasks", "train", *argv])
-    sigterm = signal.getsignal(signal.SIGTERM)
-    try:
-        with pytest.raises(SystemExit) as stopped:
-            run_allennlp("elmo-tasks")
-    finally:
-        signal.signal(signal.SIGTERM, sigterm)
-    return stopped.value.code, capsys.readouterr().err.strip().splitlines()[-1]
+    status = elmo_tasks_exit_status(["train", *argv], monkeypatch)
+    return status, capsys.readouterr().err.strip().splitlines()[-1]
 
 
 def test_a_missing_experiment_file_is_one_line_naming_the_folder_it_was_looked_for_in(tmp_path, monkeypatch, capsys):

@@ -8,8 +8,6 @@ formats are the official ones), so the tests need none of the licensed releases.
 import copy
 import gzip
 import shutil
-import signal
-import sys
 from pathlib import Path
 from typing import Dict, List
 
@@ -20,6 +18,7 @@ from allennlp.data import DatasetReader
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.task_table import TASKS
 from elmo_tasks.tasks.official_files import DATA_SECTIONS, data_file_parts, found_data_path, where_to_get
+from tests.command_runs import elmo_tasks_exit_status
 from tests.conftest import FIXTURES_ROOT, ROOT
 
 DOCUMENTS_FOLDER = "conll-formatted-ontonotes-5.0/data/{split}/data/english/annotations"
@@ -163,20 +162,11 @@ def test_a_missing_file_error_names_it_and_what_was_looked_for(tmp_path, name, s
 def test_train_stops_before_any_work_naming_each_missing_file(tmp_path, monkeypatch, capsys):
     """``elmo-tasks train`` (and ``allennlp train``, through the same prepared command) on a data root
     without the files: one line per missing file, exit status 2, no serialization directory made."""
-    from elmo_tasks.__main__ import run_allennlp
-
     root, run_dir = tmp_path / "none", tmp_path / "run"
     monkeypatch.setenv("ELMO_TASKS_DATA", "full")
     monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", str(root))
-    argv = ["elmo-tasks", "train", "experiments/snli_baseline.jsonnet", "-s", str(run_dir)]
-    monkeypatch.setattr(sys, "argv", argv)
-    sigterm = signal.getsignal(signal.SIGTERM)
-    try:
-        with pytest.raises(SystemExit) as stopped:
-            run_allennlp("elmo-tasks")
-    finally:
-        signal.signal(signal.SIGTERM, sigterm)
-    assert stopped.value.code == 2
+    arguments = ["train", "experiments/snli_baseline.jsonnet", "-s", str(run_dir)]
+    assert elmo_tasks_exit_status(arguments, monkeypatch) == 2
     lines = capsys.readouterr().err.strip().splitlines()[-2:]
     assert lines == [
         f"elmo-tasks train: error: {key} {root}/snli/{name}: no such file, with or without .gz; "

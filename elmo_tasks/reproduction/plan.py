@@ -76,7 +76,13 @@ class Plan:
         return list(split.all) if self.args.splits == ["all"] else self.args.splits
 
     def variants(self, task: str) -> Dict[str, Variant]:
-        return TASKS[task].variants(self.budget, self.args.analyses, self.args.sample_efficiency)
+        """Baseline and ELMo, the analyses with ``--analyses``, the shares with ``--sample-efficiency``, and
+        any other variant that ``--variants`` names (naming one is asking for it)."""
+        found = TASKS[task].variants(self.budget, self.args.analyses, self.args.sample_efficiency)
+        if self.args.variants and not set(self.args.variants) <= set(found):
+            every = TASKS[task].variants(self.budget, analyses=True, sample_efficiency=True)
+            found.update({name: every[name] for name in self.args.variants if name in every})
+        return found
 
     def jobs(self, tasks: List[str]) -> List[Job]:
         """Every run the invocation asks for, in running order."""
@@ -114,10 +120,12 @@ class Plan:
             if os.environ.get(name, DEFAULTS[name]) != DEFAULTS[name]
         }
         env.update(TASKS[task].budgets[self.budget].env)
-        vectors = self.word_vectors(task)
+        vectors = self.word_vectors(task) if reads_word_vectors(variant) else None
         if vectors is not None:  # the budget's own vectors, built before the first run that reads them
             env[VECTORS_VARIABLE] = vectors["file"]
         env.update(variant.env)
+        if not reads_word_vectors(variant):  # none, whatever the budget (the paper's GloVe) or the caller names
+            env[VECTORS_VARIABLE] = ""
         if self.reads_finetuned_bilm(task, variant):  # the biLM this invocation makes
             export = from_root(self.finetuned_bilm_dir(task) / "run" / "elmo")
             env.update(ELMO_OPTIONS=str(export / "options.json"), ELMO_WEIGHTS=str(export / "weights.hdf5"))
@@ -134,7 +142,7 @@ class Plan:
             "overrides": self.overrides(task, variant),
             "env": self.env(task, split, variant),
         }
-        vectors = self.word_vectors(task)
+        vectors = self.word_vectors(task) if reads_word_vectors(variant) else None
         if vectors is not None:
             settings["word_vectors"] = vectors
         if variant.config == TASKS[task].configs["elmo"]:  # baselines read no biLM
@@ -183,6 +191,12 @@ class Plan:
             "validation_text": paths["validation"],
             "seed": self.args.seed_base,
         }
+
+
+def reads_word_vectors(variant: Variant) -> bool:
+    """Whether ``variant``'s runs read the budget's word vectors: all but an analysis that measures the
+    model without them (``Analysis.reads_word_vectors``)."""
+    return variant.analysis is None or variant.analysis.reads_word_vectors
 
 
 def _absolute(path: str) -> Path:

@@ -50,8 +50,9 @@ class Budget:
 
 @dataclass(frozen=True)
 class Analysis:
-    """A variant of the task's ``elmo`` config, run with ``--analyses``: a row of the paper's Table 2
-    (``layers``) or 3 (``placement``), or an ELMo ``diagnosis`` variant."""
+    """A variant of one of the task's configs (``elmo`` unless ``config`` names another), run with
+    ``--analyses`` or named by ``--variants``: a row of the paper's Table 2 (``layers``) or 3 (``placement``),
+    or a ``diagnosis`` variant (of ELMo, or of the baseline: e.g. without the budget's word vectors)."""
 
     table: str
     label: str
@@ -60,6 +61,10 @@ class Analysis:
     fixed_layer_weights: Optional[Callable[[], List[int]]] = None
     epochs_factor: Optional[float] = None  # times the budget's trainer.num_epochs
     bilm_finetuning: bool = False  # ELMo reads a biLM first fine-tuned on the task's training text
+    config: str = "elmo"  # the key of the task's ``configs`` that the variant varies
+    # False: no word vectors, whatever the budget builds or names (the word embedding learned from the
+    # training data alone), to measure what the budget's vectors add.
+    reads_word_vectors: bool = True
 
 
 @dataclass(frozen=True)
@@ -146,7 +151,7 @@ class TaskSpec:
                 overrides = dict(analysis.overrides)
                 if analysis.fixed_layer_weights is not None:
                     overrides[f"{ELMO}.fixed_layer_weights"] = analysis.fixed_layer_weights()
-                found[name] = Variant(name, self.configs["elmo"], overrides, analysis=analysis)
+                found[name] = Variant(name, self.configs[analysis.config], overrides, analysis=analysis)
         if sample_efficiency and self.sample_efficiency is not None:
             found.update(self._sample_variants(self.budgets[budget], self.sample_efficiency.env))
         return found

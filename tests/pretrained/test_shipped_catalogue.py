@@ -17,11 +17,18 @@ SHIPPED = shipped_models(PACKAGE_ROOT / "pretrained")
 RECORDS = ROOT / "docs" / "results" / "records"
 
 
-def _committed_records(facts: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """The committed records of the shipped model's task, variant and budget that used the same biLM."""
+def _committed_records(model: Any) -> List[Dict[str, Any]]:
+    """The committed records of the shipped model's task, variant and budget that used the same biLM and
+    data split (SQuAD's other cross-validation folds are other test sets: never compared)."""
+    facts = model.facts
+    shipped = json.loads((model.folder / "record.json").read_text(encoding="utf-8"))
     folder = RECORDS / facts["budget"] / facts["task"] / facts["variant"]
     records = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(folder.glob("*.json"))]
-    return [record for record in records if record["bilm_weights_sha256"] == facts["bilm_weights_sha256"]]
+    return [
+        record
+        for record in records
+        if record["bilm_weights_sha256"] == facts["bilm_weights_sha256"] and record["split"] == shipped["split"]
+    ]
 
 
 def test_the_package_ships_at_least_the_ner_model():
@@ -52,7 +59,7 @@ def test_a_shipped_model_shows_its_records_metrics(model):
 @pytest.mark.parametrize("model", SHIPPED, ids=[model.name for model in SHIPPED])
 def test_a_shipped_model_is_its_tasks_best_run_by_validation_among_the_committed_records(model):
     facts = model.facts
-    committed = {record["run_name"]: record["best_validation"] for record in _committed_records(facts)}
+    committed = {record["run_name"]: record["best_validation"] for record in _committed_records(model)}
     assert {entry["run_name"]: entry["validation"] for entry in facts["chosen_from"]} == committed
     assert committed[facts["run_name"]] == max(committed.values())
 

@@ -131,9 +131,16 @@ def _summary(record: Record, facts: Dict[str, Any]) -> str:
     )
 
 
+def _python_dict_lines(name: str, values: Dict[str, Any]) -> List[str]:
+    """`name = {...}` one key per line with a trailing comma, the layout `ruff format` keeps, so the
+    card's code block stays formatted however long the example is."""
+    return [f"{name} = {{", *(f"    {json.dumps(key)}: {json.dumps(value)}," for key, value in values.items()), "}"]
+
+
 def _usage(reference: str, facts: Dict[str, Any]) -> str:
     predictor = facts["predictor"]
-    example = json.dumps(TASK_BY_PREDICTOR[predictor].example()) if predictor in TASK_BY_PREDICTOR else "{...}"
+    example_input = TASK_BY_PREDICTOR[predictor].example() if predictor in TASK_BY_PREDICTOR else {}
+    example = json.dumps(example_input)
     return "\n".join(
         [
             "## Use",
@@ -152,7 +159,8 @@ def _usage(reference: str, facts: Dict[str, Any]) -> str:
             "",
             "start_command()  # what a command does first; it makes the name loadable",
             f'predictor = Predictor.from_path("{reference}", "{predictor}")',
-            f"print(predictor.predict_json({example}))",
+            *_python_dict_lines("example", example_input),
+            "print(predictor.predict_json(example))",
             "```",
         ]
     )

@@ -79,3 +79,37 @@ def test_every_shipped_folder_is_listed():
     folders = [entry for entry in (PACKAGE_ROOT / "pretrained").iterdir() if (entry / "model.tar.gz").is_file()]
     assert sorted(entry.name for entry in folders) == sorted(model.name for model in SHIPPED)
     assert all(isinstance(model.folder, Path) for model in SHIPPED)
+
+
+@pytest.mark.parametrize("model", SHIPPED, ids=[model.name for model in SHIPPED])
+def test_a_shipped_models_card_is_what_its_record_and_facts_write(model):
+    """The card is written from ``record.json`` and ``shipped.json``; a card that differs was edited by hand
+    or written by an older card writer, and shipping again would change it."""
+    from elmo_tasks.reproduction.model_card import card_text
+
+    record = json.loads((model.folder / "record.json").read_text(encoding="utf-8"))
+    assert model.card.read_text(encoding="utf-8") == card_text(record, model.facts)
+
+
+def test_a_cards_python_example_stays_formatted_however_long_its_input(tmp_path):
+    """``make lint`` runs ``ruff format --check`` over the package, cards' code blocks included: a card
+    written with a long example input must already be in ruff's layout (the SQuAD card once was not)."""
+    import shutil
+    import subprocess
+    import sys
+
+    from elmo_tasks.reproduction.model_card import card_text
+
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    if not Path(ruff).is_file():
+        pytest.skip("ruff is not installed (it is in requirements/test.txt)")
+    squad = next((model for model in SHIPPED if model.name == "squad"), None)
+    if squad is None:
+        pytest.skip("the SQuAD model, whose example input is the longest, is not shipped")
+    record = json.loads((squad.folder / "record.json").read_text(encoding="utf-8"))
+    card = tmp_path / "MODEL_CARD.md"
+    card.write_text(card_text(record, squad.facts), encoding="utf-8")
+    result = subprocess.run(
+        [ruff, "format", "--check", "--line-length", "120", str(card)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

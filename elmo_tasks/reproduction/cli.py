@@ -110,7 +110,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="S",
         help="for tasks with splits (SQuAD's folds ELMO_TASKS_FOLD): these, e.g. 2/4 3/4, or 'all' (default: 1/4)",
     )
-    add("--variants", nargs="+", help="only these variants (default: baseline and elmo)")
+    add(
+        "--variants",
+        nargs="+",
+        help="only these variants (default: baseline and elmo); naming an analysis variant plans it, "
+        "without --analyses",
+    )
     add(
         "--analysis-seeds",
         type=int,

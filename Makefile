@@ -11,7 +11,8 @@ endif
 STARTED := $(shell date +%s)
 ELAPSED = $$(( ($$(date +%s) - $(STARTED)) / 60 )) min $$(( ($$(date +%s) - $(STARTED)) % 60 )) s
 # Two worker processes (pytest-xdist), each test file kept on one of them (its module fixtures built
-# once); WORKERS=0 runs the tests in this process, e.g. to debug one.
+# once); WORKERS=0 runs the tests in this process, e.g. to debug one. The first pass ends with its 15
+# slowest tests, to keep the suite's time in view (mark a test `slow` if it trains for long).
 WORKERS ?= 2
 PYTEST := .venv/bin/python -m pytest -q -p randomly --randomly-seed=$(SEED) -n $(WORKERS) --dist loadfile
 # The first pass already runs on one thread (the plugin's thread policy, elmo_tasks/threads.py) with
@@ -33,7 +34,7 @@ lint: setup
 
 test: setup lint
 	@echo "make test: the tests in random order, seed $(SEED) (the same order again: make test SEED=$(SEED))"
-	$(PYTEST) -m "not slow" tests
+	$(PYTEST) -m "not slow" --durations=15 tests
 	@echo "make test: the thread-sensitive tests again with OMP_NUM_THREADS=1"
 	OMP_NUM_THREADS=1 $(PYTEST) -m "not slow" $(THREAD_SENSITIVE_TESTS)
 	@echo "make test: passed in $(ELAPSED)"

@@ -15,6 +15,7 @@ from elmo_tasks.counted_nouns import counted
 from elmo_tasks.demo.task_pages import TASK_BY_PREDICTOR
 from elmo_tasks.pretrained.catalogue import size_text
 from elmo_tasks.reproduction.records import Record
+from elmo_tasks.reproduction.shown_paths import command_with_data_root_named
 from elmo_tasks.reproduction.task_table import TASKS
 
 SMALL_BILM_CARD = "../bilm_small/MODEL_CARD.md"
@@ -238,8 +239,11 @@ def _origin(record: Record, facts: Dict[str, Any]) -> str:
             f"and budget with the shipped biLM: {chosen_from}; test scores played no part",
         ),
     ]
-    commands = "\n".join(record.get("commands") or ["(not recorded)"])
-    listed = f"Its commands, from the record:\n\n```bash\n{commands}\n```"
+    commands = "\n".join(command_with_data_root_named(c) for c in record.get("commands") or ["(not recorded)"])
+    listed = (
+        "Its commands, from the record (`$ELMO_TASKS_SHARED_DATA`: the data folder, docs/DATA.md):"
+        f"\n\n```bash\n{commands}\n```"
+    )
     return "## Where it comes from\n\n" + _table(rows) + "\n\n" + listed
 
 

@@ -26,6 +26,7 @@ from elmo_tasks.reproduction.report_values import (
     still_improving,
     values,
 )
+from elmo_tasks.reproduction.shown_paths import with_data_root_named
 from elmo_tasks.reproduction.task_table import TASKS
 
 FIXTURES_NOTE = (
@@ -90,7 +91,8 @@ def task_section(task: str, records: List[Record], records_link: str, budget: Op
     note = task_note(task, records, budget)
     lines = [f"### {task_notes(task).title}", "", *([note, ""] if note else [])]
     overrides = sorted({json.dumps(r.get("overrides") or {}, sort_keys=True) for r in records if r["task"] == task})
-    lines += ["Config overrides (`-o`; analysis variants add their own):", ""] + [f"- `{o}`" for o in overrides]
+    lines += ["Config overrides (`-o`; analysis variants add their own):", ""]
+    lines += [f"- `{with_data_root_named(o)}`" for o in overrides]
     bilms = sorted({_bilm(r) for r in records if r["task"] == task} - {""})
     if bilms:
         lines += ["", "biLM: " + ", ".join(bilms)]

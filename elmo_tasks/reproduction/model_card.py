@@ -135,6 +135,8 @@ def _summary(record: Record, facts: Dict[str, Any]) -> str:
 def _python_dict_lines(name: str, values: Dict[str, Any]) -> List[str]:
     """`name = {...}` one key per line with a trailing comma, the layout `ruff format` keeps, so the
     card's code block stays formatted however long the example is."""
+    if not values:
+        return [f"{name} = {{}}"]
     return [f"{name} = {{", *(f"    {json.dumps(key)}: {json.dumps(value)}," for key, value in values.items()), "}"]
 
 

@@ -23,6 +23,7 @@
 import hashlib
 import json
 import shutil
+import sys
 import tarfile
 import tempfile
 from dataclasses import dataclass
@@ -260,10 +261,18 @@ def _precision_check(record: Record, full: Path, half: Path, say: Say) -> Dict[s
 
 
 def _test_score(archive: Path, test_file: str, metric: str) -> float:
-    """The test metric of ``archive`` on ``test_file``, computed as ``allennlp evaluate`` computes it."""
+    """The test metric of ``archive`` on ``test_file``, computed as ``allennlp evaluate`` computes it. Into a
+    log file (standard error not a terminal) its progress bar writes a line every 2 s, as ``allennlp evaluate
+    --file-friendly-logging`` does, instead of a carriage-return update per batch."""
     from allennlp.commands.evaluate import evaluate_from_archive
+    from allennlp.common import logging as common_logging
 
-    return float(evaluate_from_archive(str(archive), test_file)[metric])
+    file_friendly_before = common_logging.FILE_FRIENDLY_LOGGING  # evaluate_from_archive sets it
+    try:
+        file_friendly = file_friendly_before or not sys.stderr.isatty()
+        return float(evaluate_from_archive(str(archive), test_file, file_friendly_logging=file_friendly)[metric])
+    finally:
+        common_logging.FILE_FRIENDLY_LOGGING = file_friendly_before
 
 
 def _write_folder(root: Path, name: str, archive: Path, chosen: RecordFile, facts: Dict[str, Any]) -> ShippedModel:

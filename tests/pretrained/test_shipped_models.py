@@ -49,7 +49,7 @@ from elmo_tasks.reproduction.shipping import (
     shippable_records,
     shipped_bilm_sha256,
 )
-from tests.conftest import BILM_TF, OPTIONS_FILE, WEIGHT_FILE, run_allennlp
+from tests.conftest import BILM_TF, OPTIONS_FILE, ROOT, WEIGHT_FILE, run_allennlp
 
 ELMO = "model.text_field_embedder.token_embedders.elmo"
 TINY_NER = {
@@ -165,6 +165,17 @@ def test_float16_is_measured_on_the_test_file_and_recorded(shipped, tmp_path):
     assert abs(check["float16"] - check["float32"]) < 0.05 and facts["precision"] == "float16"
     assert all(tensor.dtype != torch.float32 for tensor in _weights(shipped["model"].archive, tmp_path).values())
     assert any("float16" in line and "float32" in line and "test F1" in line for line in shipped["said"])
+
+
+def test_the_test_scores_progress_bar_writes_lines_not_carriage_returns_into_a_log(shipped, capfd):
+    from allennlp.common import logging as common_logging
+
+    assert not common_logging.FILE_FRIENDLY_LOGGING
+    score = shipping._test_score(shipped["original"], str(ROOT / "fixtures/ner/test.txt"), "f1-measure-overall")
+    bar = capfd.readouterr().err  # not a terminal under pytest: as in a --ship log
+    assert 0.0 <= score <= 1.0 and "f1-measure-overall" in bar
+    assert "\r" not in bar
+    assert not common_logging.FILE_FRIENDLY_LOGGING  # AllenNLP's setting is given back
 
 
 def test_float32_portable_predicts_what_the_original_does_and_float16_within_its_rounding(shipped, original, tmp_path):

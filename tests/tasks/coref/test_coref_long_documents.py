@@ -147,7 +147,10 @@ FULL_SIZE_ARCHIVE = r"""
 import json, os, sys
 import torch
 import elmo_tasks.plugin  # noqa: F401
+from elmo_tasks.command_start import start_command
 from allennlp.common import Params
+
+start_command()  # as a command does first: the experiments' jsonnet blocks become importable
 from allennlp.data import DatasetReader, Vocabulary
 from allennlp.models import Model
 from allennlp.models.archival import archive_model

@@ -19,7 +19,10 @@ SCRIPT = r"""
 import json, resource, sys, time
 import torch
 import elmo_tasks.plugin  # noqa: F401
+from elmo_tasks.command_start import start_command
 from allennlp.common import Params
+
+start_command()  # as a command does first: the experiments' jsonnet blocks become importable
 from allennlp.data import Batch, DatasetReader, Vocabulary
 from allennlp.models import Model
 

@@ -85,8 +85,7 @@ def largest_difference(ours_path: str, theirs_path: str, sentences: int) -> floa
     largest = 0.0
     with h5py.File(ours_path, "r") as ours, h5py.File(theirs_path, "r") as theirs:
         for index in range(sentences):
-            layers = ours[str(index)][()]
-            average = layers.mean(axis=0) if layers.ndim == 3 else layers
+            average = ours[str(index)][()].mean(axis=0)  # (layers, tokens, dim): elmo-embed stores all layers
             largest = max(largest, float(np.abs(average - theirs[str(index)][()]).max()))
     return largest
 

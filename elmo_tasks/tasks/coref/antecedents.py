@@ -262,16 +262,20 @@ def score_pairs(
     antecedents: Antecedents,
     features: torch.Tensor,
     chunk_size: int,
+    pairs_per_chunk: Optional[int] = None,
 ) -> torch.Tensor:
     """FFNN([g_i, g_j, g_i * g_j, phi(i, j)]) for every kept span and antecedent, (batch, kept, K).
 
     The first layer goes by parts (``PairLayerParts``). The per-pair tensors as wide as a span (kept x
-    K x span dim) are the model's largest; they are built for ``chunk_size`` spans at a time and, in
+    K x span dim) are the model's largest; they are built for ``chunk_size`` spans at a time, fewer
+    where that would be over ``pairs_per_chunk`` pairs (so their size does not grow with K), and, in
     training, rebuilt in the backward pass instead of kept (``PairProductLayer``). What training keeps
     per pair are the hidden layers' activations (a few kept x K x hidden tensors).
     """
     parts = pair_layer_parts(feedforward.first_layer, top_embeddings)
-    kept = antecedents.indices.size(1)
+    kept, num_antecedents = antecedents.indices.shape[1:]
+    if pairs_per_chunk is not None:
+        chunk_size = max(1, min(chunk_size, pairs_per_chunk // max(1, num_antecedents)))
     pieces = []
     for first in range(0, kept, chunk_size):
         chunk = slice(first, min(first + chunk_size, kept))

@@ -83,6 +83,9 @@ class CorefElmo(ConfigSizedModel):
     sentences_per_embedding_batch : sentences embedded together (see the module docstring).
     pair_chunk_size : spans whose antecedent pairs are scored together (memory, see
         ``antecedents.score_pairs``).
+    pairs_per_chunk : at most this many antecedent pairs are scored together: with K = 250 a chunk
+        holds fewer than ``pair_chunk_size`` spans, so memory does not grow with K (the default,
+        64 x 50, leaves chunks of 64 spans wherever K <= 50).
     genres : genre names with an embedding each; any other genre shares one more embedding.
     span_chunk_size : candidate spans whose mention scores' first layer is computed together outside
         training (memory, see ``span_representations.spans_in_chunks``).
@@ -113,6 +116,7 @@ class CorefElmo(ConfigSizedModel):
         feature_dropout: float = 0.0,
         sentences_per_embedding_batch: int = 64,
         pair_chunk_size: int = 64,
+        pairs_per_chunk: int = 64 * 50,
         genres: Sequence[str] = ONTONOTES_GENRES,
         initializer: InitializerApplicator = InitializerApplicator(),
         span_chunk_size: int = 2048,
@@ -134,6 +138,7 @@ class CorefElmo(ConfigSizedModel):
         self.max_antecedents = max_antecedents
         self.sentences_per_embedding_batch = sentences_per_embedding_batch
         self.pair_chunk_size = max(1, pair_chunk_size)
+        self.pairs_per_chunk = max(1, pairs_per_chunk)
         self.span_chunk_size = max(1, span_chunk_size)
         self.genres = list(genres)
         self.feature_size = feature_size
@@ -329,6 +334,7 @@ class CorefElmo(ConfigSizedModel):
             antecedents,
             features,
             self.pair_chunk_size,
+            self.pairs_per_chunk,
         )
         return ranking.antecedent_scores(pair_scores, top_mention_scores, antecedents)
 

@@ -7,6 +7,7 @@ import pytest
 import torch
 from allennlp.nn import Activation
 
+from elmo_tasks.tasks.coref import antecedents as antecedents_module
 from elmo_tasks.tasks.coref.antecedents import KeptSpans, antecedent_candidates, score_pairs
 from elmo_tasks.tasks.coref.feedforward import LayeredFeedForward
 
@@ -37,11 +38,11 @@ def _inputs(kept: int, max_antecedents: int, dropout: float = 0.0):
     return feedforward, scorer, top_embeddings, antecedents, features
 
 
-@pytest.mark.parametrize("chunk_size", [1, 3, 64])
-def test_scores_by_parts_equal_the_ffnn_on_the_concatenated_pair(chunk_size):
+@pytest.mark.parametrize("chunk_size, pairs_per_chunk", [(1, None), (3, None), (64, None), (64, 9), (64, 1)])
+def test_scores_by_parts_equal_the_ffnn_on_the_concatenated_pair(chunk_size, pairs_per_chunk):
     feedforward, scorer, top_embeddings, antecedents, features = _inputs(kept=9, max_antecedents=4)
     expected = _concatenated_pair_scores(feedforward, scorer, top_embeddings, antecedents, features)
-    found = score_pairs(feedforward, scorer, top_embeddings, antecedents, features, chunk_size)
+    found = score_pairs(feedforward, scorer, top_embeddings, antecedents, features, chunk_size, pairs_per_chunk)
     assert found.shape == expected.shape == (2, 9, 4)
     torch.testing.assert_close(found, expected, rtol=1e-12, atol=1e-12)
 
@@ -55,8 +56,30 @@ def test_scores_by_parts_equal_the_ffnn_on_the_concatenated_pair(chunk_size):
         torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-12, msg=name)
 
     with torch.no_grad():  # evaluation: the plain products, no autograd function
-        without_gradients = score_pairs(feedforward, scorer, top_embeddings, antecedents, features, chunk_size)
+        without_gradients = score_pairs(
+            feedforward, scorer, top_embeddings, antecedents, features, chunk_size, pairs_per_chunk
+        )
     torch.testing.assert_close(without_gradients, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "max_antecedents, pairs_per_chunk, expected_chunks",
+    [(4, None, [5, 4]), (4, 8, [2, 2, 2, 2, 1]), (4, 20, [5, 4]), (4, 3, [1] * 9), (2, 8, [4, 4, 1])],
+)
+def test_a_chunk_holds_at_most_its_spans_and_its_pairs(monkeypatch, max_antecedents, pairs_per_chunk, expected_chunks):
+    """Chunks of at most ``chunk_size`` spans (5 here) and, where given, of at most ``pairs_per_chunk``
+    pairs (at least one span each): so a larger K makes the chunks shorter, not larger."""
+    feedforward, scorer, top_embeddings, antecedents, features = _inputs(kept=9, max_antecedents=max_antecedents)
+    chunk_lengths = []
+    score_chunk = antecedents_module.score_pair_chunk
+
+    def score_chunk_seen(feedforward, scorer, parts, top_embeddings, chunk, *rest):
+        chunk_lengths.append(chunk.stop - chunk.start)
+        return score_chunk(feedforward, scorer, parts, top_embeddings, chunk, *rest)
+
+    monkeypatch.setattr(antecedents_module, "score_pair_chunk", score_chunk_seen)
+    score_pairs(feedforward, scorer, top_embeddings, antecedents, features, 5, pairs_per_chunk)
+    assert chunk_lengths == expected_chunks
 
 
 def test_training_draws_the_dropout_of_the_ffnn_on_the_concatenated_pair():

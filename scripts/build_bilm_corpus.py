@@ -102,6 +102,7 @@ def main(argv=None) -> int:
         and (not args.domains or os.path.relpath(f, args.lm_dir).split(os.sep)[0] in args.domains)
     ]
     started = time.time()
+    interactive = sys.stderr.isatty()
     sentences: List[str] = []
     extra_copies: List[str] = []
     per_domain: collections.Counter = collections.Counter()
@@ -114,13 +115,13 @@ def main(argv=None) -> int:
             per_domain_tokens[domain] += sum(line.count(" ") + 1 for line in lines)
             sentences.extend(lines)
             extra_copies.extend(lines * (repeats.get(domain, 1) - 1))
-            print(
-                f"\r{done}/{len(files)} files, {len(sentences):,} sentences, {time.time() - started:.0f}s",
-                end="",
-                file=sys.stderr,
-                flush=True,
-            )
-    print(file=sys.stderr)
+            progress = f"{done}/{len(files)} files, {len(sentences):,} sentences, {time.time() - started:.0f}s"
+            if interactive:  # one line, rewritten in place
+                print(f"\r{progress}", end="", file=sys.stderr, flush=True)
+            elif done == len(files) or done % max(1, len(files) // 10) == 0:  # a log: about ten lines
+                print(progress, file=sys.stderr, flush=True)
+    if interactive:
+        print(file=sys.stderr)
     sentences.sort()  # independent of the order the workers finished in
     random.Random(args.seed).shuffle(sentences)
 

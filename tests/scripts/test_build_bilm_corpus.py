@@ -1,4 +1,5 @@
-"""scripts/build_bilm_corpus.py: held-out files never read; ``--domains`` keeps only the domains named."""
+"""scripts/build_bilm_corpus.py: held-out files never read; ``--domains`` keeps only the domains named;
+progress in a log is whole lines."""
 
 import json
 import subprocess
@@ -9,12 +10,14 @@ import pytest
 from tests.conftest import ROOT
 
 
-def _build(*args) -> None:
+def _build(*args) -> str:
+    """Runs the script with its standard error a pipe, as in a log; returns what it wrote there."""
     script = ROOT / "scripts" / "build_bilm_corpus.py"
     done = subprocess.run(
         [sys.executable, str(script), *map(str, args), "--workers", "1"], capture_output=True, text=True, cwd=ROOT
     )
     assert done.returncode == 0, done.stderr[-2000:]
+    return done.stderr
 
 
 def _lm_dir(tmp_path):
@@ -35,7 +38,9 @@ def _lm_dir(tmp_path):
 @pytest.mark.slow  # 20 to 50 s: in `make test-all`, out of the fast suite
 def test_domains_keeps_only_the_named_domains_and_never_reads_held_out_files(tmp_path):
     lm = _lm_dir(tmp_path)
-    _build(lm, tmp_path / "all")
+    log = _build(lm, tmp_path / "all")
+    # in a log, progress is whole lines, never carriage returns
+    assert "\r" not in log and "4/4 files, 5 sentences" in log, log
     _build(lm, tmp_path / "news", "--domains", "news")
     everything = (tmp_path / "all" / "train.txt").read_text().splitlines()
     news = (tmp_path / "news" / "train.txt").read_text().splitlines()

@@ -10,6 +10,7 @@ so the suite passes in any order (``make test`` runs it shuffled) and at any thr
 import logging
 import os
 import random
+import signal
 import sys
 from pathlib import Path
 from typing import Iterator, Optional
@@ -19,6 +20,11 @@ import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
+# A suite started in the background (`make test &`, nohup) inherits SIGINT ignored, and so would every
+# command a test starts; the tests that stop a command with SIGINT, as a user's Ctrl-C does, need the
+# default. A caught signal is reset to the default in a child, an ignored one stays ignored.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 FIXTURES_ROOT = ROOT / "fixtures"
 BILM_TF = FIXTURES_ROOT / "bilm_tf"
 OPTIONS_FILE = str(BILM_TF / "options.json")

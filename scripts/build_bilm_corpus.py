@@ -91,6 +91,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     repeats = _parse_repeats(args.repeat)
 
+    from elmo_tasks.atomic_files import WholeFolder
     from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN
     from elmo_tasks.tasks.lm.text_source import expand_data_path
 
@@ -128,25 +129,13 @@ def main(argv=None) -> int:
     counts: collections.Counter = collections.Counter()
     for line in sentences:
         counts.update(line.split(" "))
-    os.makedirs(os.path.join(args.output_dir, "vocabulary"), exist_ok=True)
     written = sentences
     if extra_copies:
         written = sorted(sentences + extra_copies)
         random.Random(args.seed).shuffle(written)
-    with open(os.path.join(args.output_dir, "train.txt"), "w", encoding="utf-8") as out:
-        for line in written:
-            out.write(line + "\n")
-    vocab_dir = os.path.join(args.output_dir, "vocabulary")
-    with open(os.path.join(vocab_dir, "lm_targets.txt"), "w", encoding="utf-8") as out:
-        # AllenNLP's padded-namespace file layout: line 1 is the OOV token, padding is implicit
-        out.write("@@UNKNOWN@@\n")
-        kept = [BOS_TOKEN, EOS_TOKEN] + [
-            t for t, _ in counts.most_common(args.vocab_size) if t not in (BOS_TOKEN, EOS_TOKEN)
-        ]
-        for token in kept[: args.vocab_size + 2]:
-            out.write(token + "\n")
-    with open(os.path.join(vocab_dir, "non_padded_namespaces.txt"), "w", encoding="utf-8") as out:
-        out.write("*tags\n*labels\n")
+    kept = [BOS_TOKEN, EOS_TOKEN] + [
+        t for t, _ in counts.most_common(args.vocab_size) if t not in (BOS_TOKEN, EOS_TOKEN)
+    ]
     total_tokens = sum(per_domain_tokens.values())
     stats = {
         "files": len(files),
@@ -162,8 +151,23 @@ def main(argv=None) -> int:
         "seed": args.seed,
         "max_sentence_length": args.max_sentence_length,
     }
-    with open(os.path.join(args.output_dir, "corpus_stats.json"), "w") as out:
-        json.dump(stats, out, indent=2)
+    # Written whole or not at all (elmo_tasks/atomic_files.py): a build stopped halfway leaves no train.txt
+    # that the reproduction harness, which builds the corpus when it is missing, would take for a whole one.
+    with WholeFolder(args.output_dir) as folder:
+        with open(os.path.join(folder, "train.txt"), "w", encoding="utf-8") as out:
+            for line in written:
+                out.write(line + "\n")
+        vocab_dir = os.path.join(folder, "vocabulary")
+        os.makedirs(vocab_dir)
+        with open(os.path.join(vocab_dir, "lm_targets.txt"), "w", encoding="utf-8") as out:
+            # AllenNLP's padded-namespace file layout: line 1 is the OOV token, padding is implicit
+            out.write("@@UNKNOWN@@\n")
+            for token in kept[: args.vocab_size + 2]:
+                out.write(token + "\n")
+        with open(os.path.join(vocab_dir, "non_padded_namespaces.txt"), "w", encoding="utf-8") as out:
+            out.write("*tags\n*labels\n")
+        with open(os.path.join(folder, "corpus_stats.json"), "w") as out:
+            json.dump(stats, out, indent=2)
     print(
         f"wrote {counted(len(written), 'sentence', grouped=True)} "
         f"({counted(stats['tokens_written'], 'token', grouped=True)}) from {counted(len(files), 'file')} to "

@@ -12,9 +12,15 @@ import dataclasses
 import functools
 import hashlib
 import json
+import os
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
+from elmo_tasks.build_lock import build_lock
+from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.config_search import dicts_with
 from elmo_tasks.reproduction import configs
 from elmo_tasks.reproduction.allennlp_runs import ROOT, RunFailed, say
@@ -74,7 +80,7 @@ def prepare_word_vectors(settings: Dict[str, Any]) -> Dict[str, Any]:
 
     corpus, output = _absolute(settings["corpus"]), _absolute(settings["file"])
     if not corpus.exists():
-        raise RunFailed(f"the word vectors' corpus {corpus} is missing; build it first: {CORPUS_COMMAND}")
+        prepare_corpus(corpus)
     options = WordVectorOptions.from_dict(settings["options"])
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -84,6 +90,36 @@ def prepare_word_vectors(settings: Dict[str, Any]) -> Dict[str, Any]:
     say(f"{settings['file']}: {'reused' if built['reused'] else 'built'} ({built['vocabulary_size']} words)")
     kept = ("corpus_sha256", "output_sha256", "vocabulary_size", "corpus_tokens", "training_seconds", "built_at")
     return {"command": options.command_line(settings["corpus"], settings["file"]), **{k: built[k] for k in kept}}
+
+
+def prepare_corpus(corpus: Path) -> None:
+    """Builds the biLM's text that the vectors are trained on, ``corpus`` (a ``train.txt``), with
+    scripts/build_bilm_corpus.py from the data folder's ``lm/`` (docs/DATA.md), once: another process
+    building it is waited for. The script writes its folder whole or not at all, so a build that was
+    stopped leaves no corpus to mistake for a finished one, and it is deterministic (its sentences
+    sorted, then shuffled with a fixed seed), so every build from the same files gives the corpus
+    whose sha256 the records keep."""
+    shared_data = _absolute(os.environ.get("ELMO_TASKS_SHARED_DATA", DEFAULTS["ELMO_TASKS_SHARED_DATA"]))
+    lm_data = shared_data / "lm"
+    if corpus.name != "train.txt":  # not a folder the script writes: the user's own text
+        raise RunFailed(f"the word vectors' corpus {corpus} is missing")
+    if not lm_data.is_dir():
+        raise RunFailed(
+            f"the word vectors' corpus {corpus} is missing, and so is the biLM's text it is built from, {lm_data} "
+            f"(the lm/ folder of docs/DATA.md; ELMO_TASKS_SHARED_DATA names the data folder); with it there, "
+            f"the harness builds the corpus itself, or build it first: {CORPUS_COMMAND}"
+        )
+    with build_lock(corpus.parent.parent / f".{corpus.parent.name}.lock", f"the corpus {corpus}", report=say):
+        if corpus.exists():
+            return
+        command = [sys.executable, str(ROOT / "scripts" / "build_bilm_corpus.py"), str(lm_data), str(corpus.parent)]
+        say(f"building the word vectors' corpus (a few minutes): {shlex.join(command)}")
+        done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if done.returncode != 0 or not corpus.exists():
+            raise RunFailed(
+                f"building the word vectors' corpus {corpus} failed (exit {done.returncode}): {done.stdout[-2000:]}"
+            )
+        say(done.stdout.strip().splitlines()[-1])
 
 
 def _absolute(path: str) -> Path:

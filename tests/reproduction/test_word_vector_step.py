@@ -14,7 +14,7 @@ from elmo_tasks.reproduction.plan import Plan
 from elmo_tasks.reproduction.records import load_records
 from elmo_tasks.reproduction.specs import WordVectorRecipe
 from elmo_tasks.reproduction.task_table import TASKS
-from elmo_tasks.reproduction.word_vectors import word_embedding_shape
+from elmo_tasks.reproduction.word_vectors import prepare_corpus, word_embedding_shape
 from elmo_tasks.word_vectors import WordVectorOptions, check_glove_file
 from elmo_tasks.word_vectors.record import file_sha256
 from tests.conftest import ROOT
@@ -77,12 +77,48 @@ def test_another_algorithm_is_another_run_with_its_own_file(recipe, monkeypatch)
     assert first["config_sha256"] != second["config_sha256"]
 
 
-def test_a_missing_corpus_fails_the_run_and_says_how_to_build_it(recipe, tmp_path, monkeypatch, capsys):
+def test_a_missing_corpus_without_the_text_to_build_it_fails_the_run_and_says_what_is_missing(
+    recipe, tmp_path, monkeypatch, capsys
+):
     _with_recipe(monkeypatch, "ner", dataclasses.replace(recipe, corpus=str(tmp_path / "absent" / "train.txt")))
+    monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", str(tmp_path / "data"))  # no lm/ folder there
     asked = ["ner", "--budget", "smoke", "--variants", "baseline", "--runs-dir", str(tmp_path / "runs")]
     assert main([*asked, "--in-process"]) == 1
     out = capsys.readouterr().out
-    assert "the word vectors' corpus" in out and "scripts/build_bilm_corpus.py" in out
+    assert f"the word vectors' corpus {tmp_path / 'absent' / 'train.txt'} is missing" in out
+    assert f"the biLM's text it is built from, {tmp_path / 'data' / 'lm'}" in out
+    assert "scripts/build_bilm_corpus.py" in out
+    assert not (tmp_path / "absent").exists()
+
+
+def test_a_missing_corpus_is_built_from_the_data_folders_lm_text_once(tmp_path, monkeypatch, capsys):
+    """The harness runs scripts/build_bilm_corpus.py itself (a user's first `reproduce.py --budget mini`),
+    under a lock, and a second call finds the corpus built."""
+    lm = tmp_path / "data" / "lm"  # the parts scripts/build_bilm_corpus.py reads, one sentence or two each
+    for folder in ("news/abc", "books", "wikipedia"):
+        (lm / folder).mkdir(parents=True)
+    (lm / "news" / "abc" / "science.txt").write_text("Cells divide.\n")
+    (lm / "books" / "book.txt").write_text("Call me Ishmael.\n")
+    (lm / "news" / "training_00.txt").write_text("Stocks fell on Monday.\nBonds rose.\n")
+    (lm / "news" / "test_00.txt").write_text("Held out news.\n")  # never read
+    (lm / "wikipedia" / "wiki_00.txt").write_text("Paris is a city.\n")
+    monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", str(tmp_path / "data"))
+    corpus = tmp_path / "runs" / "bilm_corpus" / "train.txt"
+    prepare_corpus(corpus)
+    assert sorted(corpus.read_text().splitlines()) == [
+        "Bonds rose .",
+        "Call me Ishmael .",
+        "Cells divide .",
+        "Paris is a city .",
+        "Stocks fell on Monday .",
+    ]
+    assert (corpus.parent / "vocabulary" / "lm_targets.txt").exists()
+    assert [path.name for path in corpus.parent.parent.iterdir() if path.name.endswith(".partial")] == []
+    out = capsys.readouterr().out
+    assert "building the word vectors' corpus" in out and "wrote 5 sentences" in out
+    built_at = corpus.stat().st_mtime_ns
+    prepare_corpus(corpus)
+    assert corpus.stat().st_mtime_ns == built_at and "building" not in capsys.readouterr().out
 
 
 def test_the_mini_budget_builds_ours_for_every_task_sized_as_its_embedding():

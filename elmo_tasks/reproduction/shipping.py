@@ -7,7 +7,8 @@
    score wins (ties: the lower seed index). Test scores play no part: choosing by them would report a
    test score chosen on the test set.
 2. **Check the run.** Its ``model.tar.gz`` must be there (``runs/`` is scratch space) and hold the
-   config the record describes.
+   config the record describes; unless it is the run shipped already, whose weights and scores then
+   stand while the card's list of the runs it was chosen from is brought up to date.
 3. **Make it portable** (:mod:`elmo_tasks.pretrained.portable`): the biLM named by package reference and
    left out of the weights; the float32 portable archive must load into the very tensors of the original.
 4. **Measure float16.** Both portable archives are evaluated on the task's test file, as ``allennlp
@@ -158,6 +159,9 @@ def ship_task(
     say(f"{chosen.run_name}: the best validation {spec.metric_name} of {len(candidates)} ({scores})")
     archive = runs_dir / task / variant / chosen.run_name / ARCHIVE_FILE
     if not archive.is_file():
+        refreshed = _refresh_choice(root or catalogue_root(), task, chosen, candidates, say)
+        if refreshed is not None:
+            return refreshed
         raise ShipError(
             f"{chosen.path} is the best run by validation, but its archive {archive} is gone (runs/ is scratch "
             f"space): train it again (scripts/reproduce.py {task} --budget {budget} --force --only-seeds "
@@ -212,6 +216,27 @@ def ship_task(
         f"shipped {model.reference}: {model.metric_line()}, weights in {facts['precision']}; {model.folder} is "
         f"{size_text(model.size_bytes)} (archive {size_text(facts['archive_bytes'])}); every shipped model: "
         f"{size_text(total)} of the {size_text(SHIPPED_MODELS_BUDGET_BYTES)} budget"
+    )
+    return model
+
+
+def _refresh_choice(
+    root: Path, task: str, chosen: RecordFile, candidates: List[RecordFile], say: Say
+) -> Optional[ShippedModel]:
+    """When the best run is the one shipped already (the record beside it is the chosen record's file, byte
+    for byte), its weights, precision check and test scores stand, and only the runs it was chosen from
+    have changed (a seed recorded since that does not lead): ``shipped.json`` and the card say so, and the
+    run's archive, which the first shipping needed, is not needed again. None when another run leads."""
+    folder = root / task
+    shipped_record = folder / RECORD_FILE
+    if not shipped_record.is_file() or shipped_record.read_bytes() != chosen.path.read_bytes():
+        return None
+    facts = json.loads((folder / SHIPPED_FILE).read_text(encoding="utf-8"))
+    facts["chosen_from"] = [{"run_name": c.run_name, "validation": c.validation} for c in candidates]
+    model = _write_folder(root, task, folder / ARCHIVE_FILE, chosen, facts)
+    say(
+        f"{chosen.run_name} is shipped already ({model.reference}) and still leads: its weights and test scores "
+        f"stand (its archive is not needed again); the card now names the {len(candidates)} runs it was chosen from"
     )
     return model
 

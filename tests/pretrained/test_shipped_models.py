@@ -32,6 +32,9 @@ from elmo_tasks.demo.serve_command import _shipped_archives
 from elmo_tasks.modules.elmo_token_embedder import ElmoTokenEmbedder
 from elmo_tasks.pretrained import SMALL_OPTIONS_REFERENCE, SMALL_WEIGHT_REFERENCE
 from elmo_tasks.pretrained.catalogue import (
+    ARCHIVE_FILE,
+    CARD_FILE,
+    RECORD_FILE,
     ROOT_VARIABLE,
     SHIPPED_MODELS_BUDGET_BYTES,
     PretrainedModelError,
@@ -291,6 +294,39 @@ def test_the_demo_serves_every_shipped_model_and_says_what_to_do_without_one(shi
         _shipped_archives()
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("elmo-demo: error: no ARCHIVE given and no task model is shipped yet")
+
+
+def test_a_seed_recorded_after_shipping_that_does_not_lead_updates_the_card_without_the_archive(shipped, tmp_path):
+    """The shipped run's archive is gone (runs/ is scratch space): a new record below it by validation keeps
+    the weights and scores and adds the run to the list the card says it was chosen from; one above it
+    still needs its own archive."""
+    catalogue, records = tmp_path / "catalogue", tmp_path / "records" / "ner" / "elmo"
+    shutil.copytree(shipped["catalogue"], catalogue)
+    shutil.copytree(shipped["base"] / "records" / "ner" / "elmo", records)
+    before = {name: (catalogue / "ner" / name).read_bytes() for name in (ARCHIVE_FILE, RECORD_FILE)}
+    best = json.loads((records / "seed1.json").read_text())
+    (records / "seed2.json").write_text(
+        json.dumps({**best, "run_name": "seed2", "seed_index": 2, "best_validation": 55.0})
+    )
+    said: List[str] = []
+    model = ship_task("ner", "smoke", tmp_path / "runs", tmp_path / "records", root=catalogue, say=said.append)
+    assert model.facts["run_name"] == "seed1" and "still leads" in said[-1]
+    assert model.facts["chosen_from"] == [
+        {"run_name": "seed0", "validation": 40.0},
+        {"run_name": "seed1", "validation": 60.0},
+        {"run_name": "seed2", "validation": 55.0},
+    ]
+    assert {key: value for key, value in model.facts.items() if key != "chosen_from"} == {
+        key: value for key, value in shipped["model"].facts.items() if key != "chosen_from"
+    }
+    assert {name: (catalogue / "ner" / name).read_bytes() for name in before} == before
+    assert "of 3 runs" in (catalogue / "ner" / CARD_FILE).read_text()
+    (records / "seed2.json").write_text(
+        json.dumps({**best, "run_name": "seed2", "seed_index": 2, "best_validation": 70.0})
+    )
+    with pytest.raises(ShipError, match="seed2.json is the best run by validation, but its archive"):
+        ship_task("ner", "smoke", tmp_path / "runs", tmp_path / "records", root=catalogue, say=said.append)
+    assert (catalogue / "ner" / ARCHIVE_FILE).read_bytes() == before[ARCHIVE_FILE]
 
 
 def test_shipping_the_same_model_again_writes_the_same_bytes(shipped, original, tmp_path):

@@ -36,7 +36,7 @@ SPEC = benchmark_spec(
     bilm_finetuning={**FINETUNING, "mini": {"trainer.num_epochs": 2}, "recipe": FINETUNING["paper"]},
     lm_text="elmo_tasks.tasks.ner.lm_text",
     mini=mini_budget(NER_MINI),
-    recipe=recipe_budget(),  # 1.3 to 4 min per epoch on one thread: hours per run (docs/PAPER.md, NER)
+    recipe=recipe_budget(),  # about 1 min an epoch on one thread: one to two hours a run (docs/PAPER.md, NER)
     # GloVe's 50-d vectors in place of Senna's, as allennlp-models does
     full=paper_budget("glove.6B.50d.txt", {}),
     report=TaskNotes(

@@ -74,7 +74,7 @@ def run_allennlp(env: Dict[str, str], command: List[str], log: Path, in_process:
         _run_in_process(env, command, log)
     else:
         with open(log, "w", encoding="utf-8") as handle:
-            returncode = _run_subprocess(command, {**os.environ, **env}, handle)
+            returncode = run_subprocess(command, {**os.environ, **env}, handle)
         if returncode != 0:
             raise RunFailed(f"exit {returncode}; see {log}: {shown(env, command)}")
     return time.monotonic() - start
@@ -85,7 +85,7 @@ def run_allennlp(env: Dict[str, str], command: List[str], log: Path, in_process:
 COMMAND_STOP_SECONDS = 20.0
 
 
-def _run_subprocess(command: List[str], env: Dict[str, str], output: IO[str]) -> int:
+def run_subprocess(command: List[str], env: Dict[str, str], output: IO[str]) -> int:
     """Runs ``command`` from ROOT to its end; its exit status. The command ends with the harness: on an
     exception here (a Ctrl-C or SIGTERM of the harness) it is sent SIGTERM, and killed if it has not
     ended within COMMAND_STOP_SECONDS; if the harness itself is killed, the kernel sends it SIGTERM."""

@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
@@ -23,7 +22,7 @@ from elmo_tasks.build_lock import build_lock
 from elmo_tasks.config_defaults import DEFAULTS
 from elmo_tasks.config_search import dicts_with
 from elmo_tasks.reproduction import configs
-from elmo_tasks.reproduction.allennlp_runs import ROOT, RunFailed, say
+from elmo_tasks.reproduction.allennlp_runs import ROOT, RunFailed, run_subprocess, say
 from elmo_tasks.reproduction.specs import Overrides, WordVectorRecipe
 from elmo_tasks.reproduction.task_table import TASKS
 
@@ -113,13 +112,14 @@ def prepare_corpus(corpus: Path) -> None:
         if corpus.exists():
             return
         command = [sys.executable, str(ROOT / "scripts" / "build_bilm_corpus.py"), str(lm_data), str(corpus.parent)]
-        say(f"building the word vectors' corpus (a few minutes): {shlex.join(command)}")
-        done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if done.returncode != 0 or not corpus.exists():
-            raise RunFailed(
-                f"building the word vectors' corpus {corpus} failed (exit {done.returncode}): {done.stdout[-2000:]}"
-            )
-        say(done.stdout.strip().splitlines()[-1])
+        log = corpus.parent.with_name(f"{corpus.parent.name}.log")
+        say(f"building the word vectors' corpus (a few minutes; its log: {log}): {shlex.join(command)}")
+        with open(log, "w", encoding="utf-8") as output:  # stopped with the harness, as its allennlp commands
+            returncode = run_subprocess(command, dict(os.environ), output)
+        lines = log.read_text(encoding="utf-8").strip().splitlines() or [""]
+        if returncode != 0 or not corpus.exists():
+            raise RunFailed(f"building the word vectors' corpus {corpus} failed (exit {returncode}): see {log}")
+        say(lines[-1])
 
 
 def _absolute(path: str) -> Path:

@@ -63,7 +63,7 @@ def test_a_stopped_harness_never_leaves_its_command_running(tmp_path, monkeypatc
             watcher = _stop_when_ready(log)
             began = time.monotonic()
             with pytest.raises(_HarnessStopped):
-                allennlp_runs._run_subprocess(_child(ignores_sigterm), {}, output)
+                allennlp_runs.run_subprocess(_child(ignores_sigterm), {}, output)
             waited = time.monotonic() - began
             watcher.join(timeout=5)
     finally:

@@ -134,8 +134,16 @@ def _join_threads_started_since(threads_before: Set[threading.Thread], seconds: 
     """
     deadline = time.monotonic() + seconds
     for thread in set(threading.enumerate()) - threads_before:
-        if thread is not threading.current_thread():
-            thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        if thread is threading.current_thread():
+            continue
+        while True:
+            try:
+                thread.join(timeout=max(0.0, deadline - time.monotonic()))
+                break
+            except RuntimeError:  # started by a gensim thread this instant and not yet running: not joinable yet
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.01)
 
 
 # How long a stop waits for gensim's threads: they end within one batch (10,000 words) of the corpus ending.

@@ -32,6 +32,10 @@ WEIGHT_FILE = str(BILM_TF / "lm_weights.hdf5")
 os.environ["ELMO_OPTIONS"], os.environ["ELMO_WEIGHTS"] = OPTIONS_FILE, WEIGHT_FILE
 # the team's copy of the real data sits beside the checkout (and in CI); users' default is data/
 os.environ.setdefault("ELMO_TASKS_SHARED_DATA", "../shared/data")
+# elmo-embed and bilm-perplexity keep freed memory for their next batch, a setting of the whole process
+# that is never undone (elmo_tasks.freed_memory); tests run them in this process, which keeps glibc's
+# default. tests/test_freed_memory.py runs commands with the commands' default.
+os.environ.setdefault("ELMO_TASKS_FREED_MEMORY", "return")
 
 import elmo_tasks.plugin  # noqa: E402,F401  (registers everything, and only that)
 from elmo_tasks.command_start import start_command  # noqa: E402

@@ -26,6 +26,7 @@ from elmo_tasks.bilm.sentence_file import (
 from elmo_tasks.cli_options import add_option, add_thread_options
 from elmo_tasks.command_start import start_process
 from elmo_tasks.counted_nouns import counted
+from elmo_tasks.freed_memory import FreedMemorySettingError, keep_freed_memory
 from elmo_tasks.start_up_stops import command_starts, stopped_while_starting
 from elmo_tasks.stopping import output_files_outcome, stopped_with_one_line
 from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_workers
@@ -184,11 +185,13 @@ def skipped_lines_note(skipped: List[int]) -> str:
 
 
 def _threads_and_workers(args: argparse.Namespace, sentences: int) -> int:
-    """Set torch's threads by the thread policy (:mod:`elmo_tasks.threads`); the worker processes to use."""
+    """Set torch's threads by the thread policy (:mod:`elmo_tasks.threads`) and keep freed memory for the next
+    batch (:mod:`elmo_tasks.freed_memory`); the worker processes to use."""
     try:
         apply_thread_policy(args.threads)
         workers = chosen_workers(args.workers, args.threads, math.ceil(sentences / args.batch_size))
-    except ThreadSettingError as err:
+        keep_freed_memory()  # elmo_tasks.freed_memory: no page faults for each batch's fresh blocks
+    except (ThreadSettingError, FreedMemorySettingError) as err:
         raise BilmError(str(err)) from None
     if args.workers is None and (args.stateful or args.cuda_device >= 0):
         return 1  # a stateful biLM carries its rows from batch to batch; a GPU is one device

@@ -17,6 +17,7 @@ from typing import Callable, List
 from elmo_tasks.bilm.raw_text import RawTextSentences, check_reading_settings
 from elmo_tasks.cli_options import CommandError, add_option, add_thread_options
 from elmo_tasks.counted_nouns import counted
+from elmo_tasks.freed_memory import FreedMemorySettingError, keep_freed_memory
 from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
 from elmo_tasks.stopping import stopped_with_one_line
 from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_workers, usable_cores
@@ -93,7 +94,8 @@ def run(args: argparse.Namespace) -> None:
     try:
         apply_thread_policy(args.threads)
         workers = chosen_workers(args.workers, args.threads, batches=usable_cores())
-    except ThreadSettingError as err:
+        keep_freed_memory()  # elmo_tasks.freed_memory: no page faults for each batch's fresh blocks
+    except (ThreadSettingError, FreedMemorySettingError) as err:
         _fail(str(err))
     if (args.options_file is None) != (args.weight_file is None):
         _fail("give both --options-file and --weight-file, or neither (for the shipped small biLM)")

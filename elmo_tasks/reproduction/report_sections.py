@@ -5,7 +5,7 @@ import os
 import statistics
 from collections import defaultdict
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set, Tuple
 
 from elmo_tasks.reproduction.notes import task_notes
 from elmo_tasks.reproduction.plots import layer_weights_figure, sample_efficiency_figure, validation_curves_figure
@@ -96,6 +96,7 @@ def task_section(task: str, records: List[Record], records_link: str, budget: Op
     bilms = sorted({_bilm(r) for r in records if r["task"] == task} - {""})
     if bilms:
         lines += ["", "biLM: " + ", ".join(bilms)]
+    lines += _word_vector_builds(groups)
     lines += _variant_rows(groups)
     lines += _extra_tests(task, records, groups)
     for extra in (cross_validation(task, records), sample_efficiency_table(task, records)):
@@ -103,6 +104,37 @@ def task_section(task: str, records: List[Record], records_link: str, budget: Op
             lines += [""] + extra
     lines += ["", f"Commands, configs and metrics of every run: [{records_link}/{task}/]({records_link}/{task}/)", ""]
     return lines
+
+
+WORD_VECTOR_BUILDS_NOTE = (
+    "The builds have the same file name, corpus and options but different bytes (`build-word-vectors` changed "
+    "between them; which change made the difference is not established), so rows that read different builds "
+    "differ in their word vectors as well as in their variant."
+)
+
+
+def _word_vector_builds(groups: Dict[str, List[Record]]) -> List[str]:
+    """Where the shown runs of a task read more than one build of their word vectors (told apart by the
+    file's sha256), which variants read which build, and when each was first built."""
+    variants: Dict[Tuple[str, str], Set[str]] = defaultdict(set)
+    first_built: Dict[Tuple[str, str], str] = {}
+    for variant, rows in groups.items():
+        for record in rows:
+            built = record.get("word_vectors_built") or {}
+            sha = built.get("output_sha256")
+            if not sha:
+                continue
+            build = (os.path.basename((record.get("word_vectors") or {}).get("file", "?")), sha)
+            variants[build].add(variant)
+            day = str(built.get("built_at", "?"))[:10]
+            first_built[build] = min(first_built.get(build, day), day)
+    if len(variants) < 2:
+        return []
+    described = [
+        f"`{build[0]}` first built {first_built[build]} (sha256 `{build[1][:8]}`): {', '.join(sorted(variants[build]))}"
+        for build in sorted(variants, key=lambda build: (first_built[build], build))
+    ]
+    return ["", "Word vectors, more than one build: " + "; ".join(described) + ". " + WORD_VECTOR_BUILDS_NOTE]
 
 
 def _variant_rows(groups: Dict[str, List[Record]]) -> List[str]:

@@ -128,8 +128,11 @@ def _absolute(path: str) -> Path:
 
 def describe(records: List[Dict[str, Any]]) -> str:
     """The word vectors a group of runs read, as Table 1's column says them: ``none``, ours (algorithm,
-    size, case) or the file's name (e.g. the paper's GloVe)."""
-    return ", ".join(sorted({_description(record) for record in records}))
+    size, case) or the file's name (e.g. the paper's GloVe); ours read in more than one build (files of
+    other bytes from the same corpus and options) say how many."""
+    described = ", ".join(sorted({_description(record) for record in records}))
+    builds = {(record.get("word_vectors_built") or {}).get("output_sha256") for record in records} - {None}
+    return described + (f" ({len(builds)} builds)" if len(builds) > 1 else "")
 
 
 def _description(record: Dict[str, Any]) -> str:

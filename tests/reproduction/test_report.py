@@ -323,3 +323,27 @@ def test_the_sample_efficiency_plot_joins_only_the_current_runs(tmp_path, monkey
         ("baseline (earlier config or biLM)", "None", [10.0], [24.0]),
         ("elmo", "-", [1.0, 10.0], [58.0, 61.0]),
     ]
+
+
+def _reading(record: dict, sha: str, built_at: str) -> dict:
+    vectors = {"file": "runs/word_vectors/corpus_word2vec_300d_cased_8e19ae70.txt"}
+    return {**record, "word_vectors": vectors, "word_vectors_built": {"output_sha256": sha, "built_at": built_at}}
+
+
+def test_a_task_section_says_which_variants_read_which_build_of_their_word_vectors():
+    old, new = "7808f38f" + "0" * 56, "5f2f8ee2" + "0" * 56
+    records = [
+        _reading(_record("sst5", "baseline", 0, 40.0, 41.0), new, "2026-11-30T00:23:31+00:00"),
+        _reading(_record("sst5", "elmo", 0, 45.0, 46.0), new, "2026-11-30T00:23:31+00:00"),
+        _reading(_record("sst5", "elmo_top_layer", 0, 44.0, 45.0), old, "2026-11-27T21:00:57+00:00"),
+        _reading(_record("sst5", "elmo_lambda1", 0, 43.0, 44.0), old, "2026-11-28T10:00:00+00:00"),
+    ]
+    line = next(line for line in task_section("sst5", records, "records") if line.startswith("Word vectors"))
+    assert line.startswith(
+        "Word vectors, more than one build: `corpus_word2vec_300d_cased_8e19ae70.txt` first built 2026-11-27 "
+        "(sha256 `7808f38f`): elmo_lambda1, elmo_top_layer; `corpus_word2vec_300d_cased_8e19ae70.txt` first built "
+        "2026-11-30 (sha256 `5f2f8ee2`): baseline, elmo. The builds have the same file name"
+    )
+    # one build, however often it was built again (the same bytes): nothing to say
+    same = [_reading(r, new, f"2026-11-{27 + k}T00:00:00+00:00") for k, r in enumerate(records)]
+    assert not any(line.startswith("Word vectors") for line in task_section("sst5", same, "records"))

@@ -14,7 +14,7 @@ from elmo_tasks.reproduction.plan import Plan
 from elmo_tasks.reproduction.records import load_records
 from elmo_tasks.reproduction.specs import WordVectorRecipe
 from elmo_tasks.reproduction.task_table import TASKS
-from elmo_tasks.reproduction.word_vectors import prepare_corpus, word_embedding_shape
+from elmo_tasks.reproduction.word_vectors import describe, prepare_corpus, word_embedding_shape
 from elmo_tasks.word_vectors import WordVectorOptions, check_glove_file
 from elmo_tasks.word_vectors.record import file_sha256
 from tests.conftest import ROOT
@@ -152,3 +152,14 @@ def test_missing_task_data_fails_the_run_before_the_vectors_are_built(recipe, tm
     assert f'{tmp_path / "no_data" / "conll2003" / "eng.train"}: how to get it: docs/DATA.md, "CoNLL-2003 NER"' in out
     assert f"ELMO_TASKS_SHARED_DATA={tmp_path / 'no_data'}" in out and "docs/DATA.md" in out
     assert not Path(recipe.directory).exists()
+
+
+def test_table_1s_word_vectors_say_ours_and_how_many_builds_the_runs_read():
+    options = {"algorithm": "word2vec", "dim": 50, "lowercase": True}
+
+    def run(sha):
+        return {"word_vectors": {"options": options}, "word_vectors_built": {"output_sha256": sha}}
+
+    assert describe([run("aa"), run("aa")]) == "ours: word2vec 50-d lowercased"
+    assert describe([run("aa"), run("bb"), run("aa")]) == "ours: word2vec 50-d lowercased (2 builds)"
+    assert describe([{"env": {}}]) == "none"

@@ -39,7 +39,7 @@ IMPROVING_NOTE = (
 WORD_VECTORS_NOTE = (
     "Word vectors: what the word embedding of both models started from: none (learned from the training data "
     "alone), ours (trained by the harness on the biLM's corpus, docs/WORD_VECTORS.md) or the file named; "
-    "\"2 builds\": the runs read two files of other bytes built from the same corpus and options (the task's "
+    '"2 builds": the runs read two files of other bytes built from the same corpus and options (the task\'s '
     "section says which variants read which)."
 )
 BILM_NOTE = (

@@ -107,9 +107,9 @@ def task_section(task: str, records: List[Record], records_link: str, budget: Op
 
 
 WORD_VECTOR_BUILDS_NOTE = (
-    "The builds have the same file name, corpus and options but different bytes (`build-word-vectors` changed "
-    "between them; which change made the difference is not established), so rows that read different builds "
-    "differ in their word vectors as well as in their variant."
+    "The builds have the same file name, corpus and options but different bytes (made on another machine, "
+    'by an earlier version of `build-word-vectors`: docs/WORD_VECTORS.md, "Reproducible"), so rows that '
+    "read different builds differ in their word vectors as well as in their variant."
 )
 
 

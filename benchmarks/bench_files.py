@@ -14,6 +14,15 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 # The repository, where the benchmarks run their commands, and the ``allennlp`` of this environment.
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ALLENNLP = os.path.join(os.path.dirname(sys.executable), "allennlp")
+# Brown's news section of the real data (docs/DATA.md: ELMO_TASKS_SHARED_DATA, default data/ in the checkout)
+BROWN_NEWS = os.path.join(ROOT, os.environ.get("ELMO_TASKS_SHARED_DATA", "data"), "lm/books/brown/brown_news_a-c.txt")
+
+
+def add_alternation_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a benchmark that alternates two ways of running on the first sentences of a file."""
+    parser.add_argument("--data", default=BROWN_NEWS, help="whitespace-tokenized sentences, one per line")
+    parser.add_argument("--sentences", type=int, default=1500)
+    parser.add_argument("--rounds", type=int, default=3, help="how many times the two ways alternate")
 
 
 def start_like_a_command() -> None:

@@ -11,20 +11,17 @@ another order for a group's shape).
 """
 
 import argparse
-import os
 import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, List
 
 import torch
-from bench_files import ROOT
+from bench_files import add_alternation_options
 
 from elmo_tasks.bilm import token_encoder
 from elmo_tasks.bilm.characters import batch_to_ids
 from elmo_tasks.bilm.weights import load_bilm
 from elmo_tasks.pretrained import SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
-
-DEFAULT_DATA = os.path.join(ROOT, os.environ.get("ELMO_TASKS_SHARED_DATA", "data"), "lm/books/brown/brown_news_a-c.txt")
 
 
 @contextmanager
@@ -46,9 +43,7 @@ def cpu_seconds(work: Callable[[], object]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=DEFAULT_DATA, help="whitespace-tokenized sentences, one per line")
-    parser.add_argument("--sentences", type=int, default=1500)
-    parser.add_argument("--rounds", type=int, default=3)
+    add_alternation_options(parser)
     args = parser.parse_args()
     torch.set_num_threads(1)
     model = load_bilm(SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE).eval()

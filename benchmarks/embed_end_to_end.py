@@ -34,11 +34,8 @@ from typing import Any, Dict, List
 
 import h5py
 import numpy as np
-from bench_files import ALLENNLP, ROOT, environment_without_thread_settings, report_rows
+from bench_files import ALLENNLP, BROWN_NEWS, ROOT, environment_without_thread_settings, report_rows
 from bilm_speed import write_random_model  # (the same random biLM as the speed benchmark)
-
-# the real data (docs/DATA.md): ELMO_TASKS_SHARED_DATA, default data/ in the checkout
-DEFAULT_DATA = os.path.join(ROOT, os.environ.get("ELMO_TASKS_SHARED_DATA", "data"), "lm/books/brown/brown_news_a-c.txt")
 
 ALLENNLP_SCRIPT = """
 import sys, h5py, torch
@@ -118,7 +115,7 @@ def run_size(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=DEFAULT_DATA, help="text, one tokenized sentence per line")
+    parser.add_argument("--data", default=BROWN_NEWS, help="text, one tokenized sentence per line")
     parser.add_argument("--sentences", type=int, default=1500)
     parser.add_argument("--sizes", default="small,original")
     parser.add_argument("--ours", choices=sorted(OUR_COMMANDS), default="elmo-tasks", help="our command's front")

@@ -21,9 +21,8 @@ from typing import Dict, List, Tuple
 
 import h5py
 import numpy as np
-from bench_files import ROOT, environment_without_thread_settings
+from bench_files import add_alternation_options, environment_without_thread_settings
 
-DEFAULT_DATA = os.path.join(ROOT, os.environ.get("ELMO_TASKS_SHARED_DATA", "data"), "lm/books/brown/brown_news_a-c.txt")
 ELMO_TASKS = os.path.join(os.path.dirname(sys.executable), "elmo-tasks")
 SETTINGS = ("return", "keep")
 # runs the command and prints, last, the peak resident memory (KB) of the largest of its processes
@@ -65,9 +64,7 @@ def embedded(path: str) -> Dict[str, np.ndarray]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=DEFAULT_DATA, help="whitespace-tokenized sentences, one per line")
-    parser.add_argument("--sentences", type=int, default=1500)
-    parser.add_argument("--rounds", type=int, default=3)
+    add_alternation_options(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         source = os.path.join(directory, "sentences.txt")

@@ -157,7 +157,8 @@ def ship_task(
     record = chosen.record
     scores = ", ".join(f"{candidate.run_name} {candidate.validation:.2f}" for candidate in candidates)
     say(f"{chosen.run_name}: the best validation {spec.metric_name} of {len(candidates)} ({scores})")
-    archive = runs_dir / task / variant / chosen.run_name / ARCHIVE_FILE
+    # A record copied from another variant's run of the same model names that run (``trained_as``).
+    archive = runs_dir / task / record.get("trained_as", f"{variant}/{chosen.run_name}") / ARCHIVE_FILE
     if not archive.is_file():
         refreshed = _refresh_choice(root or catalogue_root(), task, chosen, candidates, say)
         if refreshed is not None:

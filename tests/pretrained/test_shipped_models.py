@@ -254,6 +254,21 @@ def test_records_of_another_biLM_are_left_out_and_a_missing_run_stops_shipping(s
     assert not (tmp_path / "catalogue").exists()
 
 
+def test_a_record_copied_from_another_variants_run_ships_that_runs_archive(shipped, tmp_path):
+    # The harness copies the record of another variant that trained the very same model, naming that run
+    # (`trained_as`); only that run's folder holds the archive.
+    best = json.loads((shipped["base"] / "records" / "ner" / "elmo" / "seed1.json").read_text())
+    records = tmp_path / "records" / "ner" / "elmo"
+    records.mkdir(parents=True)
+    (records / "seed1.json").write_text(json.dumps({**best, "trained_as": "elmo_twin/seed1"}))
+    (tmp_path / "runs" / "ner" / "elmo_twin").mkdir(parents=True)
+    (tmp_path / "runs" / "ner" / "elmo_twin" / "seed1").symlink_to(shipped["original"].parent)
+    model = ship_task("ner", "smoke", tmp_path / "runs", tmp_path / "records", root=tmp_path / "catalogue", say=print)
+    assert model.folder == tmp_path / "catalogue" / "ner"
+    assert (model.folder / ARCHIVE_FILE).read_bytes() == (shipped["model"].folder / ARCHIVE_FILE).read_bytes()
+    assert not (tmp_path / "runs" / "ner" / "elmo").exists()
+
+
 def test_the_list_names_each_model_with_its_metrics_size_and_card(shipped, monkeypatch, capsys, tmp_path):
     monkeypatch.setenv(ROOT_VARIABLE, str(shipped["catalogue"]))
     pretrained_models.run(None)  # type: ignore[arg-type]  (it takes no arguments)

@@ -28,7 +28,8 @@ trap 'rm -rf "$scratch"' EXIT
 unpack() {
   "$PYTHON" -c 'import sys, tarfile
 with tarfile.open(sys.argv[1]) as archive:
-    archive.extractall(sys.argv[2], **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))' "$1" "$2"
+    archive.extractall(sys.argv[2], **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))' "$1" "$2" ||
+    { echo "run_checks.sh: cannot unpack $1: build it again (scripts/offline_gpu/build_kit.sh)" | tee -a "$OUT/summary.txt" >&2; exit 2; }
 }
 if [ -f "$KIT/site-packages.tar.xz" ]; then
   unpack "$KIT/site-packages.tar.xz" "$scratch/site"

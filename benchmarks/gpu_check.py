@@ -27,8 +27,8 @@ It prints ONE markdown table, so that a session lent a GPU can paste it into doc
 CPU in seconds. The data are the bundled fixtures (no downloads). Every measurement runs a fixed
 number of steps after a warm-up, and ``--budget-s`` (default 330) skips what would start after it,
 so a full GPU run ends within 6 minutes. A measurement that raises is reported in the table
-("failed: ..."), and the script then exits with status 1. float32 rows are strict float32 (TF32
-off, torch's default).
+("failed: ..."), and the script then exits with status 1. float32 rows are strict float32: TF32 is
+switched off for cuDNN too (torch lets cuDNN's convolutions and RNNs use it by default).
 """
 
 import argparse
@@ -331,11 +331,10 @@ def task_config(experiment: str, data: str, files: Tuple[str, str]) -> Dict[str,
     )
 
 
-def elmo_embedder(config: Dict[str, Any], elmo: str) -> Dict[str, Any]:
-    """The config's ELMo embedder as ours (``fast_elmo``, layer cache off) or as AllenNLP's own
+def elmo_embedder(ours: Dict[str, Any], elmo: str) -> Dict[str, Any]:
+    """A config's ELMo embedder ``ours`` as ours (``fast_elmo``, layer cache off) or as AllenNLP's own
     ``elmo_token_embedder`` with the same biLM files and settings."""
-    ours = dict(config["model"]["text_field_embedder"]["token_embedders"]["elmo"])
-    if ours.get("num_output_representations", 1) != 1:
+    if ours.get("num_output_representations", 1) != 1 and elmo != "ours":
         raise ValueError("AllenNLP's elmo_token_embedder has one output representation")
     if elmo == "ours":
         return {**ours, "cache_size_mb": 0}
@@ -375,9 +374,6 @@ def task_rows(run: Run, experiment: str, what: str, size: str, files: Tuple[str,
     from allennlp.common import Params
     from allennlp.data import Batch, Vocabulary
     from allennlp.data.fields import TextField
-    from allennlp.models import Model
-    from allennlp.nn.util import move_to_device
-    from allennlp.training.optimizers import Optimizer
 
     config = task_config(experiment, scale.task_data, files)
     instances = task_instances(experiment, config, batch_size_of(config))
@@ -388,36 +384,73 @@ def task_rows(run: Run, experiment: str, what: str, size: str, files: Tuple[str,
     tokens = sum(len(f.tokens) for i in instances for f in i.fields.values() if isinstance(f, TextField))
     trainer = config["trainer"]
     allennlp_elmo_served_by_allennlp()
-    for elmo in ("ours", "AllenNLP"):
-        row = Row("b", what, size, elmo, "float32")
+    for label, model_base, elmos in task_variants(config, what):
+        for elmo in elmos:
+            _task_row(run, Row("b", label, size, elmo, "float32"), model_base, trainer, vocab, tensors, tokens, scale)
 
-        def work(row: Row, elmo: str = elmo) -> None:
-            model_config = copy.deepcopy(config["model"])
-            model_config["text_field_embedder"]["token_embedders"]["elmo"] = elmo_embedder(config, elmo)
-            torch.manual_seed(0)
-            model: Any = Model.from_params(vocab=vocab, params=Params(model_config)).to(run.device)
-            embedder = model.text_field_embedder._token_embedders["elmo"]
-            expected = "elmo_tasks." if elmo == "ours" else "allennlp."
-            if not type(embedder).__module__.startswith(expected):
-                raise RuntimeError(f"{elmo}: the config built {type(embedder).__module__}.{type(embedder).__name__}")
-            model.train()
-            parameters = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
-            optimizer = Optimizer.from_params(
-                model_parameters=parameters, params=Params(copy.deepcopy(trainer["optimizer"]))
-            )
-            on_device = move_to_device(tensors, run.device)
-            losses: List[float] = []
 
-            def step() -> int:
-                losses.append(float(training_step(model, optimizer, parameters, trainer.get("grad_norm"), on_device)))
-                return tokens
+def task_variants(config: Dict[str, Any], what: str) -> List[Tuple[str, Dict[str, Any], Tuple[str, ...]]]:
+    """(row label, model config, ELMo implementations) of one task config. AllenNLP's embedder gives one
+    ELMo mix, so a model with ELMo at the input and at its encoder's output (the full-data ESIM) is
+    measured as it is with ours, and both are compared on the same model with ELMo at the input only."""
+    model = config["model"]
+    elmo = model["text_field_embedder"]["token_embedders"]["elmo"]
+    if elmo.get("num_output_representations", 1) == 1:
+        return [(what, model, ("ours", "AllenNLP"))]
+    if "elmo_at_output" not in model:
+        raise ValueError(f"{what}: {elmo['num_output_representations']} ELMo mixes, but no elmo_at_output to switch")
+    input_only = copy.deepcopy(model)
+    input_only["elmo_at_output"] = False
+    input_only["text_field_embedder"]["token_embedders"]["elmo"]["num_output_representations"] = 1
+    return [
+        (f"{what}, ELMo at input and output", model, ("ours",)),
+        (f"{what}, ELMo at input", input_only, ("ours", "AllenNLP")),
+    ]
 
-            row.tokens_per_s, row.peak_mb = run.timed([step] * scale.steps, scale.warmup)
-            if not all(math.isfinite(loss) for loss in losses):
-                raise FloatingPointError(f"a training loss was not finite: {losses}")
-            row.note = f"batch of {len(instances)}, {tokens} tokens; first loss {losses[0]:.4f}"
 
-        run.measure(row, work)
+def _task_row(
+    run: Run,
+    row: Row,
+    model_base: Dict[str, Any],
+    trainer: Dict[str, Any],
+    vocab: Any,
+    tensors: Dict[str, Any],
+    tokens: int,
+    scale: Scale,
+) -> None:
+    """Training steps of ``model_base`` with ``row.elmo``'s ELMo embedder, into ``row``."""
+    from allennlp.common import Params
+    from allennlp.models import Model
+    from allennlp.nn.util import move_to_device
+    from allennlp.training.optimizers import Optimizer
+
+    def work(row: Row) -> None:
+        model_config = copy.deepcopy(model_base)
+        embedders = model_config["text_field_embedder"]["token_embedders"]
+        embedders["elmo"] = elmo_embedder(embedders["elmo"], row.elmo)
+        torch.manual_seed(0)
+        model: Any = Model.from_params(vocab=vocab, params=Params(model_config)).to(run.device)
+        embedder = model.text_field_embedder._token_embedders["elmo"]
+        expected = "elmo_tasks." if row.elmo == "ours" else "allennlp."
+        if not type(embedder).__module__.startswith(expected):
+            raise RuntimeError(f"{row.elmo}: the config built {type(embedder).__module__}.{type(embedder).__name__}")
+        model.train()
+        parameters = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
+        optimizer = Optimizer.from_params(model_parameters=parameters, params=Params(copy.deepcopy(trainer["optimizer"])))
+        on_device = move_to_device(tensors, run.device)
+        losses: List[float] = []
+
+        def step() -> int:
+            losses.append(float(training_step(model, optimizer, parameters, trainer.get("grad_norm"), on_device)))
+            return tokens
+
+        row.tokens_per_s, row.peak_mb = run.timed([step] * scale.steps, scale.warmup)
+        if not all(math.isfinite(loss) for loss in losses):
+            raise FloatingPointError(f"a training loss was not finite: {losses}")
+        batch_size = len(next(v for v in tensors.values() if isinstance(v, torch.Tensor)))
+        row.note = f"batch of {batch_size}, {tokens} tokens; first loss {losses[0]:.4f}"
+
+    run.measure(row, work)
 
 
 # ---- (c) biLM training steps ----------------------------------------------------------------
@@ -560,6 +593,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     apply_thread_policy(args.threads)
     device = torch.device(args.device)
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
     if device.type == "cuda" and not torch.cuda.is_available():
         parser.error(f"--device {args.device}: torch sees no CUDA device here; use --device cpu")
     scale, parts = SCALES[args.size], set(args.parts.split(","))

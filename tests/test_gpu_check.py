@@ -81,3 +81,19 @@ def test_time_guard_skips_what_would_start_after_the_budget(tmp_path: Path) -> N
     rows = _rows(tmp_path / "r.json")
     assert status == 0 and rows
     assert all(row["tokens_per_s"] is None and row["note"].startswith("skipped") for row in rows)
+
+
+def test_full_data_esim_with_two_elmo_mixes_is_measured_as_it_is_and_compared_at_the_input(tmp_path: Path) -> None:
+    # The full-data ESIM has ELMo at the input and at its encoder's output; AllenNLP's embedder gives one
+    # mix, so the comparison is on the same ESIM with ELMo at the input only.
+    gpu_check = _gpu_check()
+    scale = gpu_check.Scale(["tiny"], "full", 8, 8, 1, 0, 1, "tiny", 300, 64, 8)
+    run = gpu_check.Run(gpu_check.torch.device("cpu"), budget_s=600)
+    files = gpu_check.write_random_bilm("tiny", str(tmp_path))
+    gpu_check.task_rows(run, "snli_elmo", "ESIM train step", "tiny", files, scale)
+    assert [(row.what, row.elmo) for row in run.rows] == [
+        ("ESIM train step, ELMo at input and output", "ours"),
+        ("ESIM train step, ELMo at input", "ours"),
+        ("ESIM train step, ELMo at input", "AllenNLP"),
+    ]
+    assert all(row.tokens_per_s > 0 and "first loss" in row.note for row in run.rows), [r.note for r in run.rows]

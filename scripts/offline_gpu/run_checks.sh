@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The GPU checks in one command, for a machine with its own Python and PyTorch and no package index
 # (docs/BENCHMARKS.md, "On an offline GPU machine"). Run from anywhere; the results go to $OUT
-# (default runs/offline_gpu/), seven files at most:
+# (default runs/offline_gpu/), eight files at most:
 #   summary.txt     one line per step: its name, exit status and seconds
 #   env.log         Python, torch, the device, and whether AllenNLP and elmo_tasks import
 #   cuda_tests.log  pytest tests/cuda (every experiment on the GPU against the CPU)
 #   gpu_check.log, gpu_check.json   benchmarks/gpu_check.py: its table and rows
+#   embed_profile.log   benchmarks/gpu_embed_profile.py: where elmo-embed's GPU time goes, ours and AllenNLP's
 #   ner.log, ner_metrics.json   a short run of the paper's NER recipe (experiments/ner_elmo.jsonnet,
 #                   ELMO_TASKS_DATA=full) on the GPU, then `allennlp evaluate --cuda-device 0` on eng.testb
 # Each step has its own time limit, and one that fails or runs out of time does not stop the next.
-# ELMO_TASKS_CHECK_STEPS chooses steps (default "env cuda_tests gpu_check ner"; up to about 16 minutes in
-# all): e.g. "env cuda_tests ner" and then "env gpu_check" as two commands of under 10 minutes each.
+# ELMO_TASKS_CHECK_STEPS chooses steps (default "env cuda_tests gpu_check embed_profile ner"; up to about
+# 20 minutes in all, under 5 on an H200): e.g. "env cuda_tests ner" and then "env gpu_check embed_profile"
+# as two commands of under 10 minutes each.
 # ELMO_TASKS_CHECK_SMOKE=1 runs the same steps on the CPU at tiny sizes on the fixtures (what the tests run).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,7 +20,7 @@ OUT="${OUT:-runs/offline_gpu}"
 KIT="${ELMO_TASKS_KIT:-.device_kit}"
 PYTHON="${PYTHON:-python3}"
 SMOKE="${ELMO_TASKS_CHECK_SMOKE:-0}"
-STEPS=" ${ELMO_TASKS_CHECK_STEPS:-env cuda_tests gpu_check ner} "
+STEPS=" ${ELMO_TASKS_CHECK_STEPS:-env cuda_tests gpu_check embed_profile ner} "
 NER_EPOCHS="${NER_EPOCHS:-2}"  # NER_DEVICE: where eng.testb is scored (default 0, the first GPU)
 mkdir -p "$OUT"
 : > "$OUT/summary.txt"
@@ -60,8 +62,10 @@ step cuda_tests 240 "$PYTHON" -m pytest tests/cuda -q -p no:cacheprovider -p no:
 
 if [ "$SMOKE" = 1 ]; then
   step gpu_check 300 "$PYTHON" benchmarks/gpu_check.py --device cpu --size tiny --json "$OUT/gpu_check.json"
+  step embed_profile 120 "$PYTHON" benchmarks/gpu_embed_profile.py --device cpu --size tiny --sentences 32 --batch-sizes 8,32
 else
   step gpu_check 380 "$PYTHON" benchmarks/gpu_check.py --json "$OUT/gpu_check.json"
+  step embed_profile 240 "$PYTHON" benchmarks/gpu_embed_profile.py
 fi
 
 # The short NER run: the recipe's config as it is, a few epochs, scored on the test file on the device.

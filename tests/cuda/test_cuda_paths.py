@@ -8,7 +8,7 @@ Skipped where torch sees no GPU (the CI and the project's own machines); run the
 """
 
 import copy
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 import torch
@@ -25,6 +25,16 @@ GPU = torch.device("cuda:0")
 # float32 on a GPU sums in other orders than on a CPU (cuDNN's RNNs, reductions)
 TOLERANCE = 1e-4
 TASKS = ["snli", "squad", "srl", "coref", "ner", "sst5"]
+
+
+@pytest.fixture(autouse=True)
+def _float32_without_tf32() -> Iterator[None]:
+    """On Ampere and later GPUs cuDNN's convolutions and RNNs may use TF32 (a 10-bit mantissa) by default,
+    which moves SQuAD's logits by ~1e-4 (seen on an H200); the comparison with the CPU is of float32."""
+    saved = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
+    yield
+    torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = saved
 
 
 def _model_and_batch(task: str, size: int = 4) -> Tuple[Model, Dict[str, Any]]:

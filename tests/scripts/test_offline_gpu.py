@@ -124,12 +124,13 @@ def test_the_checks_run_end_to_end_in_smoke_mode(tmp_path):
     assert finished.returncode == 0, finished.stderr
     summary = (out / "summary.txt").read_text(encoding="utf-8").splitlines()
     assert [line.split()[:3] for line in summary] == [
-        [name, "exit", "0"] for name in ("env", "cuda_tests", "gpu_check", "ner")
+        [name, "exit", "0"] for name in ("env", "cuda_tests", "gpu_check", "embed_profile", "ner")
     ], summary
     assert "allennlp and elmo_tasks import" in (out / "env.log").read_text(encoding="utf-8")
     assert json.loads((out / "gpu_check.json").read_text(encoding="utf-8"))["rows"]
+    assert "| AllenNLP |" in (out / "embed_profile.log").read_text(encoding="utf-8")
     ner = json.loads((out / "ner_metrics.json").read_text(encoding="utf-8"))
     assert len(ner["epochs"]) == 1 and "f1-measure-overall" in ner["test"]
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        ["summary.txt", "env.log", "cuda_tests.log", "gpu_check.log", "gpu_check.json", "ner.log", "ner_metrics.json"]
+        ["summary.txt", "env.log", "cuda_tests.log", "gpu_check.log", "gpu_check.json", "embed_profile.log", "ner.log", "ner_metrics.json"]
     )

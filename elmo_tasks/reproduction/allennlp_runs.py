@@ -74,10 +74,18 @@ def run_allennlp(env: Dict[str, str], command: List[str], log: Path, in_process:
         _run_in_process(env, command, log)
     else:
         with open(log, "w", encoding="utf-8") as handle:
-            returncode = run_subprocess(command, {**os.environ, **env}, handle)
+            returncode = run_subprocess(launched(command), {**os.environ, **env}, handle)
         if returncode != 0:
             raise RunFailed(f"exit {returncode}; see {log}: {shown(env, command)}")
     return time.monotonic() - start
+
+
+def launched(command: List[str]) -> List[str]:
+    """``command`` as it can start here: where AllenNLP is importable but has no ``allennlp`` script beside
+    this Python (a package folder on PYTHONPATH, as on an offline GPU machine), ``python -m allennlp``."""
+    if command[:1] == [ALLENNLP] and not os.path.exists(ALLENNLP):
+        return [sys.executable, "-m", "allennlp", *command[1:]]
+    return command
 
 
 # How long a stopped harness waits for its allennlp command to end on SIGTERM (AllenNLP's own stop, with

@@ -7,6 +7,7 @@
 #   cuda_tests.log  pytest tests/cuda (every experiment on the GPU against the CPU)
 #   gpu_check.log, gpu_check.json   benchmarks/gpu_check.py: its table and rows
 #   embed_profile.log   benchmarks/gpu_embed_profile.py: where elmo-embed's GPU time goes, ours and AllenNLP's
+#   harness.log, harness_report.md, harness_records/   only if asked for (below): scripts/reproduce.py's smoke budget
 #   ner.log, ner_metrics.json   a short run of the paper's NER recipe (experiments/ner_elmo.jsonnet,
 #                   ELMO_TASKS_DATA=full) on the GPU, then `allennlp evaluate --cuda-device 0` on eng.testb
 # Each step has its own time limit, and one that fails or runs out of time does not stop the next.
@@ -67,6 +68,11 @@ else
   step gpu_check 380 "$PYTHON" benchmarks/gpu_check.py --json "$OUT/gpu_check.json"
   step embed_profile 240 "$PYTHON" benchmarks/gpu_embed_profile.py
 fi
+
+# Not by default: the harness's smoke budget (NER and SST-5 on the fixtures, one epoch each), whose records
+# show each run's commands, the evaluation's --cuda-device included.
+step harness 300 "$PYTHON" scripts/reproduce.py ner sst5 --budget smoke --runs-dir "$scratch/harness_runs" \
+  --records-dir "$OUT/harness_records" --results "$OUT/harness_report.md"
 
 # The short NER run: the recipe's config as it is, a few epochs, scored on the test file on the device.
 if [[ "$STEPS" != *" ner "* ]]; then

@@ -85,3 +85,13 @@ def test_relative_paths_in_the_environment_mean_the_callers_directory(tmp_path, 
     monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", "fixtures")
     env_paths_from_caller()
     assert os.environ["ELMO_TASKS_SHARED_DATA"] == "fixtures"  # from the root: unchanged
+
+
+def test_without_an_allennlp_script_beside_python_the_command_starts_as_python_m_allennlp(monkeypatch):
+    from elmo_tasks.reproduction import allennlp_runs
+
+    command = [ALLENNLP, "evaluate", "model.tar.gz", "test.txt"]
+    assert allennlp_runs.launched(command) == command  # the virtual environment's script, as set up
+    monkeypatch.setattr(allennlp_runs, "ALLENNLP", "/nowhere/bin/allennlp")
+    moved = ["/nowhere/bin/allennlp", "evaluate", "model.tar.gz", "test.txt"]
+    assert allennlp_runs.launched(moved) == [sys.executable, "-m", "allennlp", "evaluate", "model.tar.gz", "test.txt"]

@@ -15,7 +15,8 @@ It prints ONE markdown table, so that a session lent a GPU can paste it into doc
     tagger and of ESIM with ELMo, built from ``experiments/ner_elmo.jsonnet`` and
     ``experiments/snli_elmo.jsonnet`` with that same random biLM, once with our ``fast_elmo`` (its
     layer cache off, so every step runs the biLM as a first epoch does) and once with AllenNLP's
-    own ``elmo_token_embedder`` (the drop-in switched off);
+    own ``elmo_token_embedder`` (the drop-in switched off); the full-data ESIM's two ELMo mixes (input
+    and input encoder's output) only with ours, and both on that ESIM with ELMo at the input only;
 (c) the biLM training step of ``experiments/bilm_small.jsonnet`` (sampled softmax, 8,192 samples
     over about 50,000 rows) and of the exact-softmax trainer (``elmo_tasks.bilm.full_softmax_training``),
     tokens/s.

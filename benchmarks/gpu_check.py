@@ -387,7 +387,8 @@ def task_rows(run: Run, experiment: str, what: str, size: str, files: Tuple[str,
     allennlp_elmo_served_by_allennlp()
     for label, model_base, elmos in task_variants(config, what):
         for elmo in elmos:
-            _task_row(run, Row("b", label, size, elmo, "float32"), model_base, trainer, vocab, tensors, tokens, scale)
+            row = Row("b", label, size, elmo, "float32")
+            _task_row(run, row, model_base, trainer, vocab, tensors, (len(instances), tokens), scale)
 
 
 def task_variants(config: Dict[str, Any], what: str) -> List[Tuple[str, Dict[str, Any], Tuple[str, ...]]]:
@@ -416,10 +417,12 @@ def _task_row(
     trainer: Dict[str, Any],
     vocab: Any,
     tensors: Dict[str, Any],
-    tokens: int,
+    size: Tuple[int, int],
     scale: Scale,
 ) -> None:
-    """Training steps of ``model_base`` with ``row.elmo``'s ELMo embedder, into ``row``."""
+    """Training steps of ``model_base`` with ``row.elmo``'s ELMo embedder on the batch ``tensors`` of
+    ``size`` (instances, tokens), into ``row``."""
+    instances, tokens = size
     from allennlp.common import Params
     from allennlp.models import Model
     from allennlp.nn.util import move_to_device
@@ -448,8 +451,7 @@ def _task_row(
         row.tokens_per_s, row.peak_mb = run.timed([step] * scale.steps, scale.warmup)
         if not all(math.isfinite(loss) for loss in losses):
             raise FloatingPointError(f"a training loss was not finite: {losses}")
-        batch_size = len(next(v for v in tensors.values() if isinstance(v, torch.Tensor)))
-        row.note = f"batch of {batch_size}, {tokens} tokens; first loss {losses[0]:.4f}"
+        row.note = f"batch of {instances}, {tokens} tokens; first loss {losses[0]:.4f}"
 
     run.measure(row, work)
 

@@ -417,12 +417,12 @@ def _task_row(
     trainer: Dict[str, Any],
     vocab: Any,
     tensors: Dict[str, Any],
-    size: Tuple[int, int],
+    batch_counts: Tuple[int, int],
     scale: Scale,
 ) -> None:
     """Training steps of ``model_base`` with ``row.elmo``'s ELMo embedder on the batch ``tensors`` of
-    ``size`` (instances, tokens), into ``row``."""
-    instances, tokens = size
+    ``batch_counts`` (instances, tokens), into ``row``."""
+    instances, tokens = batch_counts
     from allennlp.common import Params
     from allennlp.models import Model
     from allennlp.nn.util import move_to_device

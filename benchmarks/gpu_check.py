@@ -440,7 +440,9 @@ def _task_row(
             raise RuntimeError(f"{row.elmo}: the config built {type(embedder).__module__}.{type(embedder).__name__}")
         model.train()
         parameters = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
-        optimizer = Optimizer.from_params(model_parameters=parameters, params=Params(copy.deepcopy(trainer["optimizer"])))
+        optimizer = Optimizer.from_params(
+            model_parameters=parameters, params=Params(copy.deepcopy(trainer["optimizer"]))
+        )
         on_device = move_to_device(tensors, run.device)
         losses: List[float] = []
 

@@ -111,7 +111,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     sentences = read_sentences(args.sentences)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "CPU"
     print(f"elmo-embed profile on {name}: torch {torch.__version__}, --size {args.size}, {len(sentences)} sentences")
-    lines = ["| ELMo | " + " | ".join(f"tokens/s at batch {size}" for size in sizes) + " | wall s | kernel s | GPU busy | kernels |"]
+    lines = [
+        "| ELMo | "
+        + " | ".join(f"tokens/s at batch {size}" for size in sizes)
+        + " | wall s | kernel s | GPU busy | kernels |"
+    ]
     lines.append("|---" * (len(sizes) + 5) + "|")
     tops: Dict[str, List[Tuple[str, float]]] = {}
     with tempfile.TemporaryDirectory() as directory:

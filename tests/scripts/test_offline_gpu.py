@@ -132,5 +132,14 @@ def test_the_checks_run_end_to_end_in_smoke_mode(tmp_path):
     ner = json.loads((out / "ner_metrics.json").read_text(encoding="utf-8"))
     assert len(ner["epochs"]) == 1 and "f1-measure-overall" in ner["test"]
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        ["summary.txt", "env.log", "cuda_tests.log", "gpu_check.log", "gpu_check.json", "embed_profile.log", "ner.log", "ner_metrics.json"]
+        [
+            "summary.txt",
+            "env.log",
+            "cuda_tests.log",
+            "gpu_check.log",
+            "gpu_check.json",
+            "embed_profile.log",
+            "ner.log",
+            "ner_metrics.json",
+        ]
     )

@@ -143,10 +143,10 @@ SPEC = benchmark_spec(
                 "and costs here too: at the paper's place with it, 3 seeds reached 60.76 ± 5.42 on the held-out "
                 "tenth (64.32, 54.52, 63.44) against the config's 68.91 ± 1.17. It learns more slowly: seeds 0 and 2 "
                 "were still rising at their 20th and last epoch, and the patience of 3 stopped seed 1 at epoch 16. "
-                "The config has none. Layer norm on the biLM layers, at the paper's place (seed 0): 68.61 on the held-out "
-                "tenth and 66.99 on test, against 67.84 and 67.84 for seed 0 of the config, within the config's "
-                "spread over seeds. The diagnosis runs marked † (twice the epochs, the biLM first fine-tuned on the "
-                "training pairs) were made with the input-only config, where neither scored beyond two of its "
+                "The config has none. Layer norm on the biLM layers, at the paper's place (seed 0): 68.61 on the "
+                "held-out tenth and 66.99 on test, against 67.84 and 67.84 for seed 0 of the config, within the "
+                "config's spread over seeds. The diagnosis runs marked † (twice the epochs, the biLM first fine-tuned "
+                "on the training pairs) were made with the input-only config, where neither scored beyond two of its "
                 "standard deviations over seeds above it (one seed each)."
             ),
         },

@@ -1,6 +1,11 @@
 """Span F1 with conlleval semantics: IOB1 data -> BIOUL -> SpanBasedF1Measure, hand-worked."""
 
-from typing import List
+import os
+import random
+import re
+import subprocess
+from pathlib import Path
+from typing import Dict, List, Tuple
 
 import pytest
 import torch
@@ -9,6 +14,7 @@ from allennlp.data.dataset_readers import Conll2003DatasetReader
 from allennlp.data.dataset_readers.dataset_utils.span_utils import iob1_tags_to_spans, to_bioul
 from allennlp.training.metrics import SpanBasedF1Measure
 
+from elmo_tasks.tasks.ner.metric import DistributedSpanBasedF1Measure
 from elmo_tasks.tasks.ner.tags import bioul_spans, bioul_to_iob1, entities
 from tests.conftest import SHARED_DATA
 
@@ -148,3 +154,80 @@ def test_real_conll_conversion_keeps_every_conlleval_chunk(name, sentences, ment
         count += 1
         found += len(chunks)
     assert (count, found) == (sentences, mentions)
+
+
+def _random_bioul(rng: random.Random, length: int) -> List[str]:
+    """A well-formed BIOUL sequence (what constrained Viterbi predicts) with random entities."""
+    tags: List[str] = []
+    while len(tags) < length:
+        if rng.random() < 0.4:
+            tags.append("O")
+            continue
+        span_type, size = rng.choice(TYPES), min(rng.randint(1, 3), length - len(tags))
+        inside = [f"I-{span_type}"] * (size - 2)
+        tags.extend([f"U-{span_type}"] if size == 1 else [f"B-{span_type}", *inside, f"L-{span_type}"])
+    return tags
+
+
+def _random_iob1(rng: random.Random, length: int) -> List[str]:
+    """Gold tags as a CoNLL file may hold them: IOB1 with B- anywhere (after O too) and type changes."""
+    prefixes = [rng.choice("OOIIIB") for _ in range(length)]
+    return ["O" if prefix == "O" else f"{prefix}-{rng.choice(TYPES)}" for prefix in prefixes]
+
+
+def _conlleval(path: Path) -> Tuple[Tuple[int, int, int], Dict[str, Tuple[float, ...]]]:
+    """conlleval's (gold chunks, predicted chunks, correct chunks) and its printed precision,
+    recall and F1 (percentages) per type and ``overall``."""
+    with path.open() as lines:
+        output = subprocess.run(
+            ["perl", os.environ["CONLLEVAL_PL"]], stdin=lines, capture_output=True, text=True, check=True
+        ).stdout
+    first, *rest = output.splitlines()
+    totals = re.fullmatch(r"processed \d+ tokens with (\d+) phrases; found: (\d+) phrases; correct: (\d+)\.", first)
+    assert totals is not None, output
+    scores: Dict[str, Tuple[float, ...]] = {}
+    for line in rest:
+        printed = re.search(r"precision:\s*([\d.]+)%; recall:\s*([\d.]+)%; FB1:\s*([\d.]+)", line)
+        assert printed is not None, line
+        name = "overall" if line.startswith("accuracy") else line.split(":")[0].strip()
+        scores[name] = tuple(float(n) for n in printed.groups())
+    gold, found, correct = (int(n) for n in totals.groups())
+    return (gold, found, correct), scores
+
+
+@pytest.mark.skipif(not os.environ.get("CONLLEVAL_PL"), reason="set CONLLEVAL_PL to the official conlleval script")
+def test_equals_the_official_conlleval_on_random_files(tmp_path):
+    """Gold IOB1 as read from a file against the IOB1 tags our predictor writes (``iob1_tags``):
+    the NER metric counts conlleval's chunks, and its precision, recall and F1 per type and
+    overall are what conlleval prints, on 200 random files."""
+    vocab = Vocabulary()
+    for prefix in "BIUL":
+        for span_type in TYPES:
+            vocab.add_token_to_namespace(f"{prefix}-{span_type}", "labels")
+    vocab.add_token_to_namespace("O", "labels")
+    for seed in range(200):
+        rng = random.Random(seed)
+        sentences = [(_random_iob1(rng, n), _random_bioul(rng, n)) for n in (rng.randint(1, 12) for _ in range(25))]
+        path = tmp_path / "conlleval_input.txt"
+        with path.open("w") as out:
+            for gold, predicted in sentences:
+                for index, (g, p) in enumerate(zip(gold, bioul_to_iob1(predicted), strict=True)):
+                    out.write(f"w{index} {g} {p}\n")
+                out.write("\n")
+        metric = DistributedSpanBasedF1Measure(vocab, tag_namespace="labels", label_encoding="BIOUL")
+        for gold, predicted in sentences:
+            gold_ids = torch.tensor([[vocab.get_token_index(t, "labels") for t in to_bioul(gold)]])
+            scores = torch.zeros(1, len(gold), vocab.get_vocab_size("labels"))
+            for col, tag in enumerate(predicted):
+                scores[0, col, vocab.get_token_index(tag, "labels")] = 1.0
+            metric(scores, gold_ids, torch.ones(1, len(gold), dtype=torch.bool))
+        true_positives, false_positives, false_negatives = metric._summed_counts()
+        (gold_chunks, found, correct), printed = _conlleval(path)
+        matched = sum(true_positives.values())
+        counts = (matched + sum(false_negatives.values()), matched + sum(false_positives.values()), matched)
+        assert counts == (gold_chunks, found, correct), seed
+        metrics = metric.get_metric()
+        for name, conlleval_scores in printed.items():
+            ours = [100 * metrics[f"{kind}-{name}"] for kind in ("precision", "recall", "f1-measure")]
+            # conlleval prints two decimals (a value on a rounding boundary may print either way).
+            assert ours == pytest.approx(conlleval_scores, abs=0.005 + 1e-9), (seed, name)

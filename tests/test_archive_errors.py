@@ -327,6 +327,7 @@ COMMANDS = {
     "squad-predict": [str(FIXTURES_ROOT / "squad" / "dev.json"), "out.json"],
     "srl-props": [str(FIXTURES_ROOT / "coref" / "train.gold_conll"), "out.props"],
     "coref-conll": [str(FIXTURES_ROOT / "coref" / "train.gold_conll"), "out.conll"],
+    "ner-conll": [str(FIXTURES_ROOT / "ner" / "test.txt"), "out.conll"],
     "export-bilm": ["out"],
 }
 

@@ -8,6 +8,7 @@ from elmo_tasks.commands import (  # noqa: F401
     coref_score,
     elmo_embed,
     export_bilm,
+    ner_conll,
     pretrained_models,
     squad_predict,
     squad_score,

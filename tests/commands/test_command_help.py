@@ -18,6 +18,7 @@ OUR_COMMANDS = [
     "coref-score",
     "elmo-embed",
     "export-bilm",
+    "ner-conll",
     "squad-predict",
     "squad-score",
     "srl-props",

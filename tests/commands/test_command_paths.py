@@ -41,6 +41,7 @@ def _fails(capsys, *args: str) -> str:
         ("squad-predict", "ner_baseline", "a SQuAD model archive", [SQUAD_DEV, "out.json"]),
         ("coref-conll", "srl_baseline", "a coreference model archive", [COREF_TRAIN, "out.conll"]),
         ("srl-props", "coref_baseline", "an SRL model archive", [COREF_TRAIN, "out.props"]),
+        ("ner-conll", "srl_baseline", "a NER model archive", [COREF_TRAIN, "out.conll"]),
     ],
 )
 def test_an_archive_of_another_task_names_its_task_and_the_command_to_use(
@@ -60,7 +61,7 @@ def test_an_archive_of_another_task_names_its_task_and_the_command_to_use(
     assert not (tmp_path / output).exists()
 
 
-@pytest.mark.parametrize("command", ["squad-predict", "coref-conll", "srl-props", "export-bilm"])
+@pytest.mark.parametrize("command", ["squad-predict", "coref-conll", "srl-props", "ner-conll", "export-bilm"])
 def test_a_path_that_is_not_an_archive_is_named(command, tmp_path, capsys):
     rest = {"export-bilm": [str(tmp_path / "out")]}.get(command, [COREF_TRAIN, str(tmp_path / "out")])
     line = _fails(capsys, command, str(tmp_path / "missing.tar.gz"), *rest)

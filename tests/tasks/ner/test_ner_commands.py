@@ -4,7 +4,11 @@ The commands run in-process (``allennlp.commands.main`` with ``sys.argv`` patche
 root) to save the interpreter start-up and imports of six subprocesses.
 """
 
+import io
 import json
+import os
+import subprocess
+from contextlib import redirect_stdout
 from pathlib import Path
 from typing import List
 
@@ -15,6 +19,7 @@ from tests.conftest import FIXTURES_ROOT, run_allennlp
 from tests.tasks.command_runs import evaluate_span_f1, train_span_tagger
 
 TEST = str(FIXTURES_ROOT / "ner" / "test.txt")
+SHIPPED = "elmo_tasks:pretrained/ner"
 SENTENCES = ["Marta Velkin visited Port Elby on Monday.", "Shares of Pellon Group fell."]
 
 
@@ -75,3 +80,59 @@ def test_predict_on_a_conll_file_with_the_dataset_reader(archive, tmp_path):
     assert len(results) == 10
     assert results[0]["words"][:2] == ["Karl", "Ostrom"]
     assert all(len(r["iob1_tags"]) == len(r["words"]) for r in results)
+
+
+def _printed(*args: str) -> List[str]:
+    captured = io.StringIO()
+    with redirect_stdout(captured):
+        run_allennlp(*args)
+    return captured.getvalue().strip().splitlines()
+
+
+def test_ner_conll_writes_conlleval_input_and_evaluates_alike(tmp_path):
+    """The shipped model on the fixture (it finds some entities and misses some): ner-conll's file is
+    the input plus a column of the tags `predict` gives, and its numbers are `evaluate`'s."""
+    output = tmp_path / "test.conlleval"
+    report = _printed("ner-conll", SHIPPED, TEST, str(output))
+    metrics = evaluate_span_f1(SHIPPED, TEST, tmp_path / "eval.json")
+    assert 0.3 < metrics["f1-measure-overall"] < 1.0  # not a trivial case
+    assert report[-1] == "precision {:.4f} recall {:.4f} f1 {:.4f}".format(
+        *(metrics[f"{kind}-overall"] for kind in ("precision", "recall", "f1-measure"))
+    )
+    assert report[0] == "overall: precision: {:6.2f}%; recall: {:6.2f}%; FB1: {:6.2f}".format(
+        *(100 * metrics[f"{kind}-overall"] for kind in ("precision", "recall", "f1-measure"))
+    )
+    predictions = tmp_path / "predictions.jsonl"
+    run_allennlp("predict", SHIPPED, TEST, "--use-dataset-reader", "--output-file", str(predictions), "--silent")
+    predicted = iter(tag for line in predictions.read_text().splitlines() for tag in json.loads(line)["iob1_tags"])
+    written = output.read_text(encoding="utf-8").splitlines()
+    original = Path(TEST).read_text(encoding="utf-8").splitlines()
+    assert len(written) == len(original)
+    for line, source in zip(written, original, strict=True):
+        columns = source.split()
+        if not columns:
+            assert line == ""
+        elif columns[0] == "-DOCSTART-":
+            assert line.split() == [*columns, "O"]
+        else:
+            assert line == " ".join([*columns, next(predicted)])
+    assert next(predicted, None) is None
+    if os.environ.get("CONLLEVAL_PL"):  # the official script on the same file prints the same numbers
+        with output.open() as lines:
+            official = subprocess.run(
+                ["perl", os.environ["CONLLEVAL_PL"]], stdin=lines, capture_output=True, text=True, check=True
+            ).stdout.splitlines()
+        assert official[1].endswith(report[0].removeprefix("overall: "))
+        assert len(official) == len(report) and all(
+            theirs.startswith(ours) for theirs, ours in zip(official[2:], report[1:-1], strict=True)
+        )
+
+
+def test_ner_conll_names_a_bad_line_before_loading_the_model(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("-DOCSTART- -X- -X- O\n\nKarl NNP I-NP I-PER\nOstrom NNP I-PER\n", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        run_allennlp("ner-conll", SHIPPED, str(bad), str(tmp_path / "out.txt"))
+    err = capsys.readouterr().err
+    assert f"ner-conll: error: {bad}, line 4: 3 columns, expected 4" in err and "Traceback" not in err
+    assert not (tmp_path / "out.txt").exists()

@@ -29,7 +29,7 @@ from elmo_tasks.counted_nouns import counted
 from elmo_tasks.stopping import writing_output_file
 from elmo_tasks.tasks.data_files import DataFileError, read_lines
 from elmo_tasks.tasks.ner.predictor import MAX_SENTENCE_TOKENS
-from elmo_tasks.tasks.ner.reader import DOCUMENT_START, check_conll2003_file
+from elmo_tasks.tasks.ner.reader import COLUMNS, DOCUMENT_START, check_conll2003_file
 
 _fail = CommandError("ner-conll")
 
@@ -56,13 +56,16 @@ def conll2003_sentences(lines: List[str]) -> List[Sentence]:
 
 def conlleval_lines(lines: List[str], sentences: List[Sentence], predicted: List[List[str]]) -> List[str]:
     """``lines`` with each token's predicted tag as a last column, single-space separated;
-    ``-DOCSTART-`` lines get ``O`` and blank lines stay blank."""
+    ``-DOCSTART-`` lines get ``O`` (and CoNLL-2003's four columns if they had others) and blank
+    lines stay blank."""
     tags: Dict[int, str] = {}
     for (numbers, _), sentence_tags in zip(sentences, predicted, strict=True):
         tags.update(zip(numbers, sentence_tags, strict=True))
     written = []
     for number, line in enumerate(lines):
         fields = line.split()
+        if fields and fields[0] == DOCUMENT_START and len(fields) != len(COLUMNS):
+            fields = [DOCUMENT_START, "-X-", "-X-", "O"]  # conlleval stops at a line with other columns
         written.append(" ".join([*fields, tags.get(number, "O")]) + "\n" if fields else "\n")
     return written
 
@@ -138,7 +141,7 @@ SUMMARY = "Write a NER model's tags for a CoNLL-2003 file, for conlleval, and sc
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("archive_file", help="model.tar.gz of a ner_elmo or ner_baseline model")
+    parser.add_argument("archive_file", help="model.tar.gz of a NER model (ner_model) run")
     parser.add_argument("input_file", help="CoNLL-2003 file to tag (plain or .gz); its NER column is the gold")
     parser.add_argument("output_file", help="where to write the copy with the predicted tags as a last column")
     add_option(parser, "--batch-size", type=int, default=64, help="sentences per batch")

@@ -136,3 +136,20 @@ def test_ner_conll_names_a_bad_line_before_loading_the_model(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"ner-conll: error: {bad}, line 4: 3 columns, expected 4" in err and "Traceback" not in err
     assert not (tmp_path / "out.txt").exists()
+
+
+def test_ner_conll_lines_keep_every_line_with_one_more_column():
+    from elmo_tasks.commands.ner_conll import conll2003_sentences, conlleval_lines
+
+    lines = ["-DOCSTART-\n", "\n", "Ann NNP I-NP I-PER\n", "runs VBZ I-VP O\n", "\n", "\n", "Bo  NNP\tI-NP I-PER\n"]
+    sentences = conll2003_sentences(lines)
+    assert [numbers for numbers, _ in sentences] == [[2, 3], [6]]
+    assert conlleval_lines(lines, sentences, [["I-PER", "O"], ["I-ORG"]]) == [
+        "-DOCSTART- -X- -X- O O\n",
+        "\n",
+        "Ann NNP I-NP I-PER I-PER\n",
+        "runs VBZ I-VP O O\n",
+        "\n",
+        "\n",
+        "Bo NNP I-NP I-PER I-ORG\n",
+    ]

@@ -17,7 +17,9 @@ import torch
 from allennlp.common.tqdm import Tqdm
 from allennlp.data import Batch, Instance
 from allennlp.data.dataset_readers import Conll2003DatasetReader
+from allennlp.data.fields import SequenceLabelField
 from allennlp.data.tokenizers import Token
+from allennlp.models import Model
 from allennlp.nn.util import move_to_device
 
 from elmo_tasks.archive_errors import ArchiveFileError, load_model_archive
@@ -28,6 +30,7 @@ from elmo_tasks.commands.registration import register_command
 from elmo_tasks.counted_nouns import counted
 from elmo_tasks.stopping import writing_output_file
 from elmo_tasks.tasks.data_files import DataFileError, read_lines
+from elmo_tasks.tasks.instance_fields import field_of
 from elmo_tasks.tasks.ner.predictor import MAX_SENTENCE_TOKENS
 from elmo_tasks.tasks.ner.reader import COLUMNS, DOCUMENT_START, check_conll2003_file
 
@@ -79,6 +82,21 @@ def _check_lengths(input_file: str, sentences: List[Sentence]) -> None:
             )
 
 
+def _check_tag_types(input_file: str, sentences: List[Sentence], instances: List[Instance], model: Model) -> None:
+    """Every gold tag must be one the model has (AllenNLP would stop at it with a KeyError naming no line)."""
+    namespace: str = getattr(model, "label_namespace", "labels")
+    known = model.vocab.get_token_to_index_vocabulary(namespace)
+    for (numbers, columns), instance in zip(sentences, instances, strict=True):
+        labels = field_of(instance, "tags", SequenceLabelField).labels
+        for number, fields, label in zip(numbers, columns, labels, strict=True):
+            if label not in known:
+                types = ", ".join(sorted({tag.split("-", 1)[1] for tag in known if "-" in tag}))
+                _fail(
+                    f"{input_file}, line {number + 1}: the NER tag {fields[3]!r} is of a type this model was not "
+                    f"trained on (its types: {types}); score it on data with those types"
+                )
+
+
 def predict_file(
     archive_file: str, input_file: str, output_file: str, batch_size: int, cuda_device: int
 ) -> Tuple[int, int, Dict[str, float]]:
@@ -86,6 +104,8 @@ def predict_file(
     check_conll2003_file(input_file)
     lines = list(read_lines(input_file))
     sentences = conll2003_sentences(lines)
+    if not sentences:
+        _fail(f"{input_file} holds no sentence; expected CoNLL-2003 lines ({', '.join(COLUMNS)})")
     _check_lengths(input_file, sentences)
     archive = load_model_archive(archive_file, cuda_device=cuda_device)
     model = archive.model.eval()
@@ -98,8 +118,9 @@ def predict_file(
     ]
     for instance in instances:
         reader.apply_token_indexers(instance)
-    if instances and "tags" not in instances[0].fields:
+    if "tags" not in instances[0].fields:
         _fail(f"{archive_file}: its dataset reader does not read the NER column (its tag_label is not 'ner')")
+    _check_tag_types(input_file, sentences, instances, model)
     predicted: List[List[str]] = [[] for _ in instances]
     by_length = sorted(range(len(instances)), key=lambda index: len(sentences[index][1]))
     model.get_metrics(reset=True)

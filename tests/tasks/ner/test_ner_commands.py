@@ -128,13 +128,24 @@ def test_ner_conll_writes_conlleval_input_and_evaluates_alike(tmp_path):
         )
 
 
-def test_ner_conll_names_a_bad_line_before_loading_the_model(tmp_path, capsys):
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("-DOCSTART- -X- -X- O\n\nKarl NNP I-NP I-PER\nOstrom NNP I-PER\n", "line 4: 3 columns, expected 4"),
+        ("-DOCSTART- -X- -X- O\n\n", "holds no sentence; expected CoNLL-2003 lines (word, POS tag, chunk tag"),
+        (
+            "Karl NNP I-NP I-PER\nvisited VBD I-VP O\nOslo NNP I-NP I-GPE\n",
+            "line 3: the NER tag 'I-GPE' is of a type this model was not trained on (its types: LOC, MISC, ORG, PER)",
+        ),
+    ],
+)
+def test_ner_conll_refuses_a_bad_file_in_one_line(text, message, tmp_path, capsys):
     bad = tmp_path / "bad.txt"
-    bad.write_text("-DOCSTART- -X- -X- O\n\nKarl NNP I-NP I-PER\nOstrom NNP I-PER\n", encoding="utf-8")
+    bad.write_text(text, encoding="utf-8")
     with pytest.raises(SystemExit):
         run_allennlp("ner-conll", SHIPPED, str(bad), str(tmp_path / "out.txt"))
     err = capsys.readouterr().err
-    assert f"ner-conll: error: {bad}, line 4: 3 columns, expected 4" in err and "Traceback" not in err
+    assert f"ner-conll: error: {bad}" in err and message in err and "Traceback" not in err, err[-2000:]
     assert not (tmp_path / "out.txt").exists()
 
 

@@ -12,12 +12,13 @@ stderr (exit status 1), when it is:
   already names the file and what was expected; or
 - any failure inside one of the AllenNLP functions that use a user's file (:data:`CHECKED_CALLS`:
   ``load_archive``, ``Vocabulary.from_files``, the readers of pretrained word vectors, a training
-  whose config reads its vocabulary from a folder, ``allennlp predict``'s run) for which a check of
-  that file, run then, finds what is wrong with it: the line is the check's
+  whose config reads its vocabulary from a folder, ``allennlp evaluate``'s and ``predict``'s runs) for
+  which a check of that file, run then, finds what is wrong with it: the line is the check's
   (:func:`elmo_tasks.archive_errors.archive_problem`,
   :func:`elmo_tasks.vocabulary_files.check_vocabulary_folder`,
-  :func:`elmo_tasks.word_vectors.check_glove_file`, and for ``predict`` whether the predictor fits the
-  archive's model). The checks cost nothing until a command fails.
+  :func:`elmo_tasks.word_vectors.check_glove_file`, for ``evaluate`` and ``predict`` a label in the data
+  that the model does not have, and for ``predict`` whether the predictor fits the archive's model).
+  The checks cost nothing until a command fails.
 
 Anything else goes to the hook that was there before (a traceback): a failure that no check
 explains is not the file's. Nothing of AllenNLP is replaced; the hook only reads the arguments of
@@ -25,6 +26,7 @@ the failing call from the traceback's frames (a test checks that those functions
 """
 
 import os
+import re
 import sys
 from dataclasses import dataclass
 from types import FrameType, TracebackType
@@ -112,6 +114,26 @@ def _predictor_explained(arguments: Dict[str, Any], error: BaseException) -> Opt
     )
 
 
+# AllenNLP's message for a label that is not in a namespace without an unknown-token entry (``labels``)
+_UNKNOWN_LABEL = re.compile(r"^'(.*)' not found in vocab namespace '(.*)', and namespace does not contain the default")
+
+
+def _unknown_label_explained(arguments: Dict[str, Any], error: BaseException) -> Optional[str]:
+    """``allennlp evaluate`` or ``predict --use-dataset-reader`` on data with a label the model was not
+    trained with (a NER tag type of another tag set, say): AllenNLP's KeyError names neither the data file
+    nor what to do."""
+    match = _UNKNOWN_LABEL.match(str(error.args[0])) if isinstance(error, KeyError) and error.args else None
+    if match is None:
+        return None
+    args = arguments["args"]
+    label, namespace = match.groups()
+    return (
+        f"{args.input_file} has the label {label!r} (as the model's dataset reader reads it), which the model in "
+        f"{args.archive_file} was not trained with (its {namespace!r} namespace has no such entry): give it data "
+        "labelled with the labels of its training data"
+    )
+
+
 #: The AllenNLP functions whose failures :func:`failure_explained` asks a check about, in this order: the
 #: files first, the predictor last (a broken archive fails ``predict`` too). ``load_archive`` reads the
 #: archive's vocabulary through ``Vocabulary.from_files``, in a folder it has removed by the time the
@@ -128,6 +150,8 @@ CHECKED_CALLS: Tuple[CheckedCall, ...] = (
         "allennlp.data.vocabulary", "_read_pretrained_tokens", _word_vectors_explained("embeddings_file_uri", None)
     ),
     CheckedCall("allennlp.commands.train", "train_model_from_file", _training_vocabulary_explained),
+    CheckedCall("allennlp.commands.evaluate", "evaluate_from_args", _unknown_label_explained),
+    CheckedCall("allennlp.commands.predict", "_predict", _unknown_label_explained),
     CheckedCall("allennlp.commands.predict", "_predict", _predictor_explained),
 )
 

@@ -6,6 +6,7 @@ tests/word_vectors/test_corrupt_glove_files.py); here: the AllenNLP functions it
 from still take them, installing twice changes nothing, and any other error keeps its traceback.
 """
 
+import os
 import sys
 from typing import Any, List
 
@@ -24,6 +25,7 @@ ARGUMENTS_READ = {
     "_read_pretrained_embeddings_file": {"file_uri", "embedding_dim"},
     "_read_pretrained_tokens": {"embeddings_file_uri"},
     "train_model_from_file": {"parameter_filename", "overrides"},
+    "evaluate_from_args": {"args"},
     "_predict": {"args"},
 }
 
@@ -93,3 +95,27 @@ def test_a_failing_check_leaves_the_original_error_alone(tmp_path, monkeypatch):
 def test_the_checked_calls_come_files_first_predictor_last():
     names = [call.qualname for call in input_errors.CHECKED_CALLS]
     assert names[0] == "load_archive" and names[-1] == "_predict"
+
+
+@pytest.mark.parametrize("command", ["evaluate", "predict"])
+def test_a_label_the_model_lacks_is_one_line_naming_the_data_file(command, tmp_path):
+    """The shipped NER model (CoNLL-2003's four types) on a file with a GPE tag, as a user runs it."""
+    import subprocess
+
+    data = tmp_path / "ontonotes_like.txt"
+    data.write_text("Karl NNP I-NP I-PER\nvisited VBD I-VP O\nOslo NNP I-NP I-GPE\n", encoding="utf-8")
+    extra = ["--use-dataset-reader", "--output-file", "out.jsonl"] if command == "predict" else []
+    archive = "elmo_tasks:pretrained/ner"
+    done = subprocess.run(
+        [sys.executable, "-m", "elmo_tasks", command, archive, str(data), *extra],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"python -m elmo_tasks: error: {data} has the label 'U-GPE' (as the model's dataset reader reads it), which "
+        f"the model in {archive} was not trained with (its 'labels' namespace has no such entry): give it data "
+        "labelled with the labels of its training data"
+    )

@@ -7,11 +7,13 @@ seconds); its rows come back through ``--json`` and its table on stdout.
 import importlib.util
 import json
 import math
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Dict, List
 
 import pytest
+import torch
 
 from elmo_tasks.modules import allennlp_elmo_replaced
 from tests.conftest import ROOT
@@ -97,3 +99,24 @@ def test_full_data_esim_with_two_elmo_mixes_is_measured_as_it_is_and_compared_at
         ("ESIM train step, ELMo at input", "AllenNLP"),
     ]
     assert all(row.tokens_per_s > 0 and "first loss" in row.note for row in run.rows), [r.note for r in run.rows]
+
+
+def test_a_measurement_repeats_its_steps_until_min_seconds_have_passed() -> None:
+    gpu_check = _gpu_check()
+    calls: List[int] = []
+
+    def step() -> int:
+        calls.append(1)
+        time.sleep(0.01)
+        return 5
+
+    once = gpu_check.Run(torch.device("cpu"), 60.0)
+    rate, _ = once.timed([step, step], warmup=1)
+    assert len(calls) == 3 and 0 < rate <= 10 / 0.02  # the warm-up, then one pass of two steps
+    calls.clear()
+    repeated = gpu_check.Run(torch.device("cpu"), 60.0, min_seconds=0.1)
+    started = time.perf_counter()
+    rate, _ = repeated.timed([step, step], warmup=0)
+    assert time.perf_counter() - started >= 0.1
+    assert len(calls) >= 4 and len(calls) % 2 == 0  # whole passes only, more than one
+    assert 0 < rate <= 500  # every step sleeps at least 10 ms for its 5 tokens

@@ -5,8 +5,10 @@ the token (at most 48, longer words are truncated like the original), end-of-wor
 padding. Every id is shifted by +1 so that 0 can mean "no token here" (batch padding).
 """
 
+from functools import lru_cache
 from typing import List, Sequence, Tuple
 
+import numpy as np
 import torch
 
 from elmo_tasks.bilm.errors import BilmError
@@ -62,12 +64,20 @@ def batch_to_ids(sentences: Sequence[Sequence[str]], max_characters: int = MAX_C
     if empty:
         raise BilmError(f"sentence {empty[0]} of the batch is empty; ELMo needs at least one token per sentence")
     longest = max(len(s) for s in sentences)
-    ids = torch.zeros(len(sentences), longest, max_characters, dtype=torch.long)
+    ids = np.zeros((len(sentences), longest, max_characters), dtype=np.int64)
     for row, sentence in enumerate(sentences):
-        if sentence:
-            ids[row, : len(sentence)] = torch.tensor(
-                [word_to_character_ids(w, max_characters) for w in sentence], dtype=torch.long
-            )
+        for column, word in enumerate(sentence):
+            ids[row, column] = _cached_character_ids(word, max_characters)
+    return torch.from_numpy(ids)
+
+
+@lru_cache(maxsize=1 << 16)
+def _cached_character_ids(word: str, max_characters: int) -> np.ndarray:
+    """:func:`word_to_character_ids` as a read-only array, kept for frequent words: built word by word
+    in Python, a batch of 64 sentences took about as long as an H200 takes to embed it at the
+    original size (benchmarks/char_ids_speed.py)."""
+    ids = np.array(word_to_character_ids(word, max_characters), dtype=np.int16)
+    ids.flags.writeable = False
     return ids
 
 

@@ -69,11 +69,15 @@ def _batches(lines: Iterator[Line], batch_size: int, stateful: bool) -> Iterator
 
 
 def embed_sentences(model: BiLM, sentences: Sequence[Sequence[str]], device: torch.device) -> List[torch.Tensor]:
-    """The ``(L+1, n_i, dim)`` layers of each tokenized sentence (one batch)."""
+    """The ``(L+1, n_i, dim)`` layers of each tokenized sentence (one batch), on the host.
+
+    The batch is copied off the device in one piece: a copy per sentence made the host wait for
+    the device once per sentence.
+    """
     ids = batch_to_ids(sentences).to(device)
     with torch.no_grad():
         output = model(ids)
-    stacked = torch.stack(output.layers, dim=1)  # (batch, L+1, tokens, dim)
+    stacked = torch.stack(output.layers, dim=1).cpu()  # (batch, L+1, tokens, dim)
     return [stacked[row, :, : len(s)] for row, s in enumerate(sentences)]
 
 

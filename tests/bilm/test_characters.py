@@ -46,3 +46,29 @@ def test_add_sentence_boundaries_places_eos_after_each_sentence():
     assert mask.tolist() == [[True] * 5, [True, True, True, False, False]]
     assert wrapped[1, 2].tolist() == EOS_CHARACTER_IDS and wrapped[0, 4].tolist() == EOS_CHARACTER_IDS
     assert torch.all(wrapped[1, 3:] == 0)
+
+
+def test_batch_to_ids_is_the_word_ids_of_each_token_padded_with_zeros():
+    import random
+
+    draw = random.Random(0)
+    alphabet = "abcXYZ.,'-éß中🙂"
+    vocabulary = ["".join(draw.choice(alphabet) for _ in range(draw.randint(1, 60))) for _ in range(40)] + [
+        "<S>",
+        "</S>",
+    ]
+    for max_characters in (50, 12):
+        sentences = [[draw.choice(vocabulary) for _ in range(draw.randint(1, 9))] for _ in range(30)]
+        ids = batch_to_ids(sentences, max_characters)
+        assert ids.dtype == torch.long and ids.shape == (30, max(map(len, sentences)), max_characters)
+        for row, sentence in enumerate(sentences):
+            expected = [word_to_character_ids(word, max_characters) for word in sentence]
+            assert ids[row, : len(sentence)].tolist() == expected
+            assert not ids[row, len(sentence) :].any()
+
+
+def test_changing_one_batch_of_ids_leaves_the_next_batch_alone():
+    """The ids of frequent words are kept between calls; a caller writing into its batch must not alter them."""
+    first = batch_to_ids([["the", "cat"]])
+    first[0, 0] = 7
+    assert batch_to_ids([["the", "cat"]])[0].tolist() == [word_to_character_ids("the"), word_to_character_ids("cat")]

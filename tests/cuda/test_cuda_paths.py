@@ -109,3 +109,34 @@ def test_the_bilm_gives_on_the_gpu_what_it_gives_on_the_cpu():
         gpu = copy.deepcopy(bilm).to(GPU)(ids.to(GPU))
     for layer, (on_cpu, on_gpu) in enumerate(zip(cpu.layers, gpu.layers, strict=True)):
         torch.testing.assert_close(on_gpu.cpu(), on_cpu, atol=TOLERANCE, rtol=TOLERANCE, msg=f"layer {layer}")
+
+
+def test_elmo_embed_gives_on_the_gpu_what_it_gives_on_the_cpu(tmp_path):
+    """The file embedder's batch path copies each batch off the GPU in one piece: same layers, on the host."""
+    import h5py
+
+    from elmo_tasks.bilm import load_bilm
+    from elmo_tasks.bilm.file_embedder import OutputMode, embed_file, embed_sentences
+
+    sentences = [["The", "cat", "sat", "."], ["A", "much", "longer", "sentence", "than", "the", "first", "."], ["x"]]
+    bilm = load_bilm(OPTIONS_FILE, WEIGHT_FILE).eval()
+    on_gpu = copy.deepcopy(bilm).to(GPU)
+    cpu_layers = embed_sentences(bilm, sentences, torch.device("cpu"))
+    gpu_layers = embed_sentences(on_gpu, sentences, GPU)
+    for words, on_cpu, from_gpu in zip(sentences, cpu_layers, gpu_layers, strict=True):
+        assert from_gpu.device.type == "cpu" and from_gpu.shape == on_cpu.shape == (3, len(words), on_cpu.shape[-1])
+        torch.testing.assert_close(from_gpu, on_cpu, atol=TOLERANCE, rtol=TOLERANCE)
+    text = tmp_path / "in.txt"
+    text.write_text("\n".join(" ".join(words) for words in sentences) + "\n", encoding="utf-8")
+    for device, model, name in ((torch.device("cpu"), bilm, "cpu.hdf5"), (GPU, on_gpu, "gpu.hdf5")):
+        embed_file(
+            model, str(text), str(tmp_path / name), OutputMode("all"), batch_size=2, device=device, progress=False
+        )
+    with h5py.File(tmp_path / "cpu.hdf5") as cpu_file, h5py.File(tmp_path / "gpu.hdf5") as gpu_file:
+        for index in range(len(sentences)):
+            torch.testing.assert_close(
+                torch.from_numpy(gpu_file[str(index)][()]),
+                torch.from_numpy(cpu_file[str(index)][()]),
+                atol=TOLERANCE,
+                rtol=TOLERANCE,
+            )

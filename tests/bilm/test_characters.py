@@ -72,3 +72,13 @@ def test_changing_one_batch_of_ids_leaves_the_next_batch_alone():
     first = batch_to_ids([["the", "cat"]])
     first[0, 0] = 7
     assert batch_to_ids([["the", "cat"]])[0].tolist() == [word_to_character_ids("the"), word_to_character_ids("cat")]
+
+
+def test_long_tokens_are_converted_without_being_kept():
+    from elmo_tasks.bilm.characters import CACHED_WORD_LENGTH, _cached_character_ids
+
+    long_word = "é" * (CACHED_WORD_LENGTH + 1)
+    kept = _cached_character_ids.cache_info().currsize
+    ids = batch_to_ids([[long_word, "short"]])
+    assert ids[0, 0].tolist() == word_to_character_ids(long_word)
+    assert _cached_character_ids.cache_info().currsize <= kept + 1  # "short" at most

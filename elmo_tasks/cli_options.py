@@ -73,3 +73,19 @@ class CommandError:
     def __call__(self, message: object) -> NoReturn:
         print(f"{self.command}: error: {message}", file=sys.stderr)
         sys.exit(2)
+
+
+#: Each process's cap on the vectors of encoded words it keeps (``--word-cache-mb``; docs/BENCHMARKS.md).
+DEFAULT_WORD_CACHE_MB = 64
+
+
+def add_word_cache_option(parser: argparse.ArgumentParser) -> None:
+    """``--word-cache-mb`` of the commands that run a biLM over a file (:mod:`elmo_tasks.bilm.seen_words`)."""
+    add_option(
+        parser,
+        "--word-cache-mb",
+        type=int,
+        default=DEFAULT_WORD_CACHE_MB,
+        help="on the CPU, keep the vectors of the words already encoded (the biLM's token layer), up to this "
+        "many MB per process, so that frequent words skip the character CNN; 0 turns it off",
+    )

@@ -68,7 +68,7 @@ def batch_to_ids(sentences: Sequence[Sequence[str]], max_characters: int = MAX_C
     for row, sentence in enumerate(sentences):
         for column, word in enumerate(sentence):
             if len(word) <= CACHED_WORD_LENGTH:
-                ids[row, column] = _cached_character_ids(word, max_characters)
+                ids[row, column] = cached_character_ids(word, max_characters)
             else:  # a long token (a URL, an encoded blob) would keep its whole text in the cache
                 ids[row, column] = word_to_character_ids(word, max_characters)
     return torch.from_numpy(ids)
@@ -79,7 +79,7 @@ CACHED_WORD_LENGTH = 64
 
 
 @lru_cache(maxsize=1 << 15)
-def _cached_character_ids(word: str, max_characters: int) -> np.ndarray:
+def cached_character_ids(word: str, max_characters: int) -> np.ndarray:
     """:func:`word_to_character_ids` as a read-only array, kept for frequent words (a few MB at most):
     built word by word in Python, a batch of 64 sentences took about as long as an H200 takes to
     embed it at the original size (benchmarks/char_ids_speed.py)."""

@@ -23,7 +23,7 @@ from elmo_tasks.bilm.sentence_file import (
     check_sentence_file,
     refuse_same_file,
 )
-from elmo_tasks.cli_options import add_option, add_thread_options
+from elmo_tasks.cli_options import add_option, add_thread_options, add_word_cache_option
 from elmo_tasks.command_start import start_process
 from elmo_tasks.counted_nouns import counted
 from elmo_tasks.freed_memory import FreedMemorySettingError, keep_freed_memory
@@ -82,6 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="refuse lines of more whitespace-separated tokens than this: such a line is rarely one sentence",
     )
     add_option(parser, "--batch-size", type=int, default=64, help="sentences per batch")
+    add_word_cache_option(parser)
     add_option(parser, "--cuda-device", type=int, default=-1, help="GPU id, or -1 for the CPU")
     add_thread_options(
         parser,
@@ -121,6 +122,8 @@ def _embed(args: argparse.Namespace) -> None:
     start = time.perf_counter()
     if args.batch_size < 1:
         raise BilmError("--batch-size must be at least 1")
+    if args.word_cache_mb < 0:
+        raise BilmError("--word-cache-mb must be 0 (no cache) or more")
     if (args.options_file is None) != (args.weight_file is None):
         raise BilmError("give both --options-file and --weight-file, or neither (for the shipped small biLM)")
     refuse_same_file(args.input_file, args.output_file)
@@ -160,6 +163,7 @@ def _embed(args: argparse.Namespace) -> None:
         progress=not args.no_progress,
         skip_empty_lines=args.skip_empty_lines,
         workers=workers,
+        word_cache_bytes=args.word_cache_mb * 2**20,
     )
     seconds = time.perf_counter() - start
     skipped = skipped_lines_note(result.skipped_empty_lines) if args.skip_empty_lines else ""

@@ -20,6 +20,7 @@ from elmo_tasks.atomic_files import FirstWriteFailure, WholeFile, failed_write_e
 from elmo_tasks.bilm.characters import batch_to_ids
 from elmo_tasks.bilm.errors import BilmError
 from elmo_tasks.bilm.model import BiLM
+from elmo_tasks.bilm.seen_words import seen_words_kept
 from elmo_tasks.bilm.sentence_file import Tokenizer, read_sentences, refuse_same_file
 from elmo_tasks.bilm.workers import ordered_map
 
@@ -101,6 +102,7 @@ def embed_file(
     progress: bool = True,
     skip_empty_lines: bool = False,
     workers: int = 1,
+    word_cache_bytes: int = 0,
 ) -> EmbedResult:
     """Write one dataset per input line, named by its 0-based line number.
 
@@ -110,10 +112,10 @@ def embed_file(
     ``.NAME.*.partial`` behind, never a broken ``NAME``). With ``skip_empty_lines`` empty lines
     are left out and listed in the dataset ``skipped_empty_lines`` (0-based line numbers).
     ``workers`` processes (one thread each, :mod:`elmo_tasks.bilm.workers`) embed the batches of a
-    stateless model; the file is the same whatever their number.
+    stateless model; the file is the same whatever their number. On the CPU each process keeps the
+    vectors of the words it has encoded, up to ``word_cache_bytes`` (0: none; ``elmo-embed`` keeps
+    64 MB), unless the model already has a word cache (:mod:`elmo_tasks.bilm.seen_words`).
     """
-    import h5py
-
     refuse_same_file(input_path, output_path)
     mode.check(model.num_layers)
     device = device or next(model.parameters()).device
@@ -121,6 +123,25 @@ def embed_file(
     _check_workers(model, device, workers)
     if model.stateful:
         model.reset_states()
+    with seen_words_kept(model, word_cache_bytes):
+        return _embed_into(
+            model, input_path, output_path, mode, batch_size, device, tokenize, progress, skip_empty_lines, workers
+        )
+
+
+def _embed_into(
+    model: BiLM,
+    input_path: str,
+    output_path: str,
+    mode: OutputMode,
+    batch_size: int,
+    device: torch.device,
+    tokenize: Optional[Tokenizer],
+    progress: bool,
+    skip_empty_lines: bool,
+    workers: int,
+) -> EmbedResult:
+    import h5py
 
     def embed_batch(batch: List[Line]) -> Tuple[List[Line], List[np.ndarray]]:
         layers = embed_sentences(model, [words for _, _, words in batch], device)

@@ -15,7 +15,7 @@ from elmo_tasks.bilm.lstm import LstmState, ProjectedLstmLayer
 from elmo_tasks.bilm.options import BilmOptions
 from elmo_tasks.bilm.packing import PackedLayout, packed_layout
 from elmo_tasks.bilm.token_encoder import CharacterTokenEncoder
-from elmo_tasks.bilm.word_cache import WordVectorCache
+from elmo_tasks.bilm.word_cache import WordVectorLookup
 
 
 @dataclass
@@ -67,11 +67,11 @@ class BiLM(nn.Module):
         return self.options.n_layers + 1
 
     @property
-    def word_cache(self) -> Optional[WordVectorCache]:
+    def word_cache(self) -> Optional[WordVectorLookup]:
         """The word-vector cache the token encoder reads, or None (every word takes the character CNN)."""
         return self.token_encoder.word_cache
 
-    def use_word_cache(self, cache: Optional[WordVectorCache]) -> None:
+    def use_word_cache(self, cache: Optional[WordVectorLookup]) -> None:
         """Encode the words of ``cache`` from it (a frozen biLM's word vectors never change); None: no cache."""
         self.token_encoder.word_cache = cache
 

@@ -15,7 +15,7 @@ import time
 from typing import Callable, List
 
 from elmo_tasks.bilm.raw_text import RawTextSentences, check_reading_settings
-from elmo_tasks.cli_options import CommandError, add_option, add_thread_options
+from elmo_tasks.cli_options import CommandError, add_option, add_thread_options, add_word_cache_option
 from elmo_tasks.counted_nouns import counted
 from elmo_tasks.freed_memory import FreedMemorySettingError, keep_freed_memory
 from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
@@ -53,6 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="the softmax's vocabulary/ folder or its lm_targets.txt (default: vocabulary/ beside the softmax file)",
     )
     add_option(parser, "--batch-size", type=int, default=64, help="sentences per batch")
+    add_word_cache_option(parser)
     add_thread_options(
         parser,
         "processes that score batches side by side, one thread each (default: one per core, or 1 when "
@@ -91,6 +92,8 @@ def run(args: argparse.Namespace) -> None:
 
     if args.batch_size < 1:
         _fail("--batch-size must be at least 1")
+    if args.word_cache_mb < 0:
+        _fail("--word-cache-mb must be 0 (no cache) or more")
     try:
         apply_thread_policy(args.threads)
         workers = chosen_workers(args.workers, args.threads, batches=usable_cores())
@@ -125,7 +128,11 @@ def run(args: argparse.Namespace) -> None:
             started, cpu_started = time.perf_counter(), time.process_time()
             bar = _progress_bar(args.text_file, not args.no_progress)
             result = model.score(
-                text_reader.sentences(args.text_file), batch_size=args.batch_size, progress=bar, workers=workers
+                text_reader.sentences(args.text_file),
+                batch_size=args.batch_size,
+                progress=bar,
+                workers=workers,
+                word_cache_bytes=args.word_cache_mb * 2**20,
             )
             if bar is not None:
                 bar.close()

@@ -25,7 +25,8 @@ import numpy as np
 import torch
 
 from elmo_tasks.bilm import BiLM, load_bilm
-from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN, MAX_CHARACTERS_PER_TOKEN, word_to_character_ids
+from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN, batch_to_ids
+from elmo_tasks.bilm.seen_words import seen_words_kept
 from elmo_tasks.bilm.softmax_file import SOFTMAX_FILE
 from elmo_tasks.bilm.workers import ordered_map
 
@@ -171,21 +172,10 @@ class ExportedLanguageModel:
         # The tokens it can predict: the softmax's rows less the padding row. The shipped biLM's softmax.npz
         # has 50,004 rows, padding and 50,003 tokens (50,000 words, <S>, </S> and the unknown token).
         self.vocabulary_size = int(self.weight.shape[0])
-        self._char_ids: Dict[str, np.ndarray] = {}
 
     def char_ids(self, sentences: Sequence[Sequence[str]]) -> torch.Tensor:
         """``(batch, 2 + longest, 50)`` character ids with ``<S>``/``</S>`` already added."""
-        longest = max(len(s) for s in sentences)
-        ids = np.zeros((len(sentences), longest + 2, MAX_CHARACTERS_PER_TOKEN), dtype=np.int64)
-        for row, sentence in enumerate(sentences):
-            for column, word in enumerate([BOS_TOKEN, *sentence, EOS_TOKEN]):
-                cached = self._char_ids.get(word)
-                if cached is None:
-                    cached = np.array(word_to_character_ids(word), dtype=np.int64)
-                    if len(self._char_ids) < 1_000_000:
-                        self._char_ids[word] = cached
-                ids[row, column] = cached
-        return torch.from_numpy(ids)
+        return batch_to_ids([[BOS_TOKEN, *sentence, EOS_TOKEN] for sentence in sentences])
 
     def target_ids(self, sentences: Sequence[Sequence[str]], width: int) -> torch.Tensor:
         """``(batch, width)`` softmax rows of ``<S> words </S>`` (unknown words -> the unknown row)."""
@@ -248,22 +238,26 @@ class ExportedLanguageModel:
         batch_size: int = 64,
         progress: Optional[ProgressBar] = None,
         workers: int = 1,
+        word_cache_bytes: int = 0,
     ) -> PerplexityResult:
         """Score every sentence (stateless, so batching and order do not change the result).
 
         ``workers`` processes of one thread each score the batches (:mod:`elmo_tasks.bilm.workers`);
-        their sums are added in batch order, so the result does not depend on their number.
+        their sums are added in batch order, so the result does not depend on their number. Each keeps
+        the vectors of the words it has encoded, up to ``word_cache_bytes`` (0: none; the command keeps
+        64 MB; :mod:`elmo_tasks.bilm.seen_words`).
         """
         result = PerplexityResult(0.0, 0.0, 0, 0, 0)
         batches = _length_sorted_batches(sentences, batch_size)
-        for batch_sentences, scored in ordered_map(self._score_batch_with_size, batches, workers):
-            result.forward_nll += scored["forward"]
-            result.backward_nll += scored["backward"]
-            result.tokens += scored["tokens"]
-            result.unknown += scored["unknown"]
-            result.sentences += batch_sentences
-            if progress is not None:
-                progress.update(scored["tokens"])
+        with seen_words_kept(self.bilm, word_cache_bytes):
+            for batch_sentences, scored in ordered_map(self._score_batch_with_size, batches, workers):
+                result.forward_nll += scored["forward"]
+                result.backward_nll += scored["backward"]
+                result.tokens += scored["tokens"]
+                result.unknown += scored["unknown"]
+                result.sentences += batch_sentences
+                if progress is not None:
+                    progress.update(scored["tokens"])
         if result.tokens == 0:
             raise ScoringError("no sentence to score")
         return result

@@ -22,7 +22,7 @@ from torch.nn import functional as F
 
 from elmo_tasks.bilm.characters import PADDING_CHARACTER_ID
 from elmo_tasks.bilm.options import BilmOptions
-from elmo_tasks.bilm.word_cache import WordVectorCache
+from elmo_tasks.bilm.word_cache import WordVectorLookup
 
 
 class Highway(nn.Module):
@@ -72,7 +72,7 @@ class CharacterTokenEncoder(nn.Module):
         )
         self._activation = torch.relu if options.activation == "relu" else torch.tanh
         # Optional precomputed vectors of known words.
-        self.word_cache: Optional[WordVectorCache] = None
+        self.word_cache: Optional[WordVectorLookup] = None
 
     def forward(self, char_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Encode ``char_ids`` ``(batch, tokens, chars)`` where ``mask`` is true; zeros elsewhere."""
@@ -89,13 +89,20 @@ class CharacterTokenEncoder(nn.Module):
         out = out.index_copy(0, positions, encoded)
         return out.view(batch, tokens, -1)
 
-    def encode_words(self, words: torch.Tensor) -> torch.Tensor:
-        """Encode distinct, real words ``(n_words, chars)`` to ``(n_words, projection_dim)``."""
+    def encode_words(self, words: torch.Tensor, split_by_length: bool = True) -> torch.Tensor:
+        """Encode distinct, real words ``(n_words, chars)`` to ``(n_words, projection_dim)``.
+
+        ``split_by_length`` lets the convolutions run over short and long words apart where that saves
+        work; without it one call takes all the words, so each word's rounding depends only on how
+        many words there are (what :mod:`elmo_tasks.bilm.seen_words` needs).
+        """
         if words.shape[0] == 0:
             return self.char_embedding.new_zeros(0, self.options.projection_dim)
         lengths = (words != PADDING_CHARACTER_ID).sum(dim=1)
         order = torch.argsort(lengths, stable=True)
-        split = cheapest_length_split(lengths[order].tolist(), self.max_width, words.shape[1])
+        split = (
+            cheapest_length_split(lengths[order].tolist(), self.max_width, words.shape[1]) if split_by_length else None
+        )
         if split is None:
             pooled = self._pooled_filters(words, int(lengths.max()))
         else:

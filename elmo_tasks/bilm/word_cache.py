@@ -10,14 +10,24 @@ The vectors are computed lazily, on first use and on the encoder's device, and a
 state dicts do not change.
 """
 
-from typing import Callable, Dict, List, Sequence
+from typing import Dict, List, Protocol, Sequence
 
 import torch
 from torch import nn
 
 from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN, word_to_character_ids
 
-EncodeWords = Callable[[torch.Tensor], torch.Tensor]
+
+class EncodeWords(Protocol):
+    """The token encoder's ``encode_words``: vectors of distinct words ``(n_words, chars)``."""
+
+    def __call__(self, words: torch.Tensor, split_by_length: bool = True) -> torch.Tensor: ...
+
+
+class WordVectorLookup(Protocol):
+    """What the token encoder asks of a cache: vectors of distinct words, encoding those it lacks."""
+
+    def encode(self, words: torch.Tensor, encode_words: EncodeWords) -> torch.Tensor: ...
 
 
 class WordVectorCache(nn.Module):

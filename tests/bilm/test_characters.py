@@ -75,10 +75,10 @@ def test_changing_one_batch_of_ids_leaves_the_next_batch_alone():
 
 
 def test_long_tokens_are_converted_without_being_kept():
-    from elmo_tasks.bilm.characters import CACHED_WORD_LENGTH, _cached_character_ids
+    from elmo_tasks.bilm.characters import CACHED_WORD_LENGTH, cached_character_ids
 
     long_word = "é" * (CACHED_WORD_LENGTH + 1)
-    kept = _cached_character_ids.cache_info().currsize
+    kept = cached_character_ids.cache_info().currsize
     ids = batch_to_ids([[long_word, "short"]])
     assert ids[0, 0].tolist() == word_to_character_ids(long_word)
-    assert _cached_character_ids.cache_info().currsize <= kept + 1  # "short" at most
+    assert cached_character_ids.cache_info().currsize <= kept + 1  # "short" at most

@@ -228,6 +228,7 @@ ERROR_CASES = [
     ["elmo-embed", "{missing}", "{out}"],
     ["elmo-embed", "{input}", "{input}"],
     ["elmo-embed", "{input}", "{out}", "--batch-size", "0"],
+    ["elmo-embed", "{input}", "{out}", "--word-cache-mb", "-1"],
     ["elmo-embed", "{input}", "{out}", "--mix", "a,b"],  # argparse: a type's error
     ["elmo-embed", "{input}", "{out}", "--workers", "2", "--threads", "2"],
     ["elmo-embed", "{input}", "{out}", "--options-file", "{input}"],
@@ -235,6 +236,7 @@ ERROR_CASES = [
     ["bilm-perplexity", "{missing}", "--no-progress"],
     ["bilm-perplexity", "{folder}", "--no-progress"],
     ["bilm-perplexity", "{input}", "--max-sentence-length", "0"],
+    ["bilm-perplexity", "{input}", "--word-cache-mb", "-1"],
     ["bilm-perplexity", "{input}", "--text-format", "paragraphs"],  # argparse: choices
     ["bilm-perplexity", "{input}", "--threads", "0"],
     ["bilm-perplexity", "{input}", "--weight-file", "{input}"],

@@ -76,6 +76,18 @@ def test_worker_processes_give_the_same_numbers(trained, capsys, monkeypatch):
     assert code == 2 and "each worker process runs one thread" in err
 
 
+def test_the_word_cache_leaves_the_numbers_as_they_are(trained, capsys, monkeypatch):
+    """The default keeps encoded words' vectors (elmo_tasks.bilm.seen_words); without it, the same line."""
+    code, cached, err = _perplexity(capsys, monkeypatch, trained / "elmo", "--batch-size", "8")
+    assert code == 0, err
+    code, plain, err = _perplexity(capsys, monkeypatch, trained / "elmo", "--batch-size", "8", "--word-cache-mb", "0")
+    assert code == 0, err
+    (cached_numbers, cached_tokens), (plain_numbers, plain_tokens) = _numbers(cached), _numbers(plain)
+    assert cached_tokens == plain_tokens
+    for with_cache, without in zip(cached_numbers, plain_numbers, strict=True):
+        assert abs(with_cache - without) <= 1e-3, (cached, plain)
+
+
 def test_float16_softmax_and_weights_load(trained, tmp_path, capsys, monkeypatch):
     half = tmp_path / "fp16"
     run_allennlp("export-bilm", str(trained / "model.tar.gz"), str(half), "--float16")

@@ -7,7 +7,7 @@ same model; the fingerprints here are how records say so.
 import hashlib
 import json
 import os
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from elmo_tasks.reproduction.allennlp_runs import ROOT, RunFailed
 from elmo_tasks.reproduction.task_table import TASKS
@@ -19,6 +19,8 @@ PASSED_ON = ("ELMO_OPTIONS", "ELMO_WEIGHTS", "OMP_NUM_THREADS", "ELMO_TASKS_SRL_
 IDENTIFYING = ("ELMO_OPTIONS", "ELMO_WEIGHTS")
 # What a run's config sets besides what it trains: its seeds (a run's seed is part of its name, not its settings).
 SEED_KEYS = ("random_seed", "numpy_seed", "pytorch_seed")
+# How a path in the data folder is written where it must not depend on where that folder lies.
+DATA_ROOT_NAMED = "$ELMO_TASKS_SHARED_DATA"
 
 
 def run_env(data: str, seed: int, extra: Dict[str, str]) -> Dict[str, str]:
@@ -76,11 +78,51 @@ def config_value(config: str, data: str, dotted: str) -> Any:
     return node
 
 
-def config_fingerprint(config: Dict[str, Any]) -> str:
+def config_fingerprint(config: Dict[str, Any], root: Optional[str] = None) -> str:
     """The start of the sha256 of a resolved config without its seeds: two runs with the same fingerprint
-    train the same model whatever their seeds; an edit to a config file changes it."""
+    train the same model whatever their seeds; an edit to a config file changes it. Its paths in the data
+    folder ``root`` (default: ELMO_TASKS_SHARED_DATA) count from that folder (``with_data_root_named``)."""
     unseeded = {key: value for key, value in config.items() if key not in SEED_KEYS}
-    return hashlib.sha256(json.dumps(unseeded, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+    named = with_data_root_named(unseeded, root)
+    return hashlib.sha256(json.dumps(named, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
+def data_root() -> str:
+    """The data folder as this process names it (ELMO_TASKS_SHARED_DATA, or the plugin's default)."""
+    from elmo_tasks.config_defaults import DEFAULTS
+
+    return os.environ.get("ELMO_TASKS_SHARED_DATA", DEFAULTS["ELMO_TASKS_SHARED_DATA"])
+
+
+def with_data_root_named(value: Any, root: Optional[str] = None) -> Any:
+    """``value`` (a config, or any JSON value) with each string that is a path in the data folder ``root``
+    (default: ELMO_TASKS_SHARED_DATA, as the configs got it) written from ``$ELMO_TASKS_SHARED_DATA``.
+
+    Where a reader keeps the data is not part of what a run trains: without this, the committed records,
+    made with the data at ``../shared/data``, would be other runs for a reader whose data lies elsewhere
+    (or who gives the same folder as an absolute path), and the harness would train them all again."""
+    prefix = (data_root() if root is None else root).rstrip("/") + "/"
+    if prefix == "/":  # no folder named, or the file system's root: nothing to rewrite
+        return value
+
+    def named(item: Any) -> Any:
+        if isinstance(item, str):
+            # (a folder given with a trailing "/" makes the configs' paths "folder//file")
+            return f"{DATA_ROOT_NAMED}/{item[len(prefix) :].lstrip('/')}" if item.startswith(prefix) else item
+        if isinstance(item, dict):
+            return {key: named(part) for key, part in item.items()}
+        if isinstance(item, list):
+            return [named(part) for part in item]
+        return item
+
+    return named(value)
+
+
+def in_data_root(path: str) -> str:
+    """The file that a path written from ``$ELMO_TASKS_SHARED_DATA`` names here; any other path as it is."""
+    if path.startswith(DATA_ROOT_NAMED + "/"):
+        return data_root().rstrip("/") + path[len(DATA_ROOT_NAMED) :]
+    return path
 
 
 def bilm_weights_sha256() -> str:

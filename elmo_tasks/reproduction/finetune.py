@@ -63,7 +63,7 @@ def _write_texts(task: str, recipe: Dict[str, Any], directory: Path) -> Dict[str
     write_lm_text = importlib.import_module(module).write_lm_text
     texts = {name: directory / f"{name}.txt" for name in ("text", "validation_text")}
     for name, path in texts.items():
-        counts = write_lm_text(recipe[name], path)
+        counts = write_lm_text(configs.in_data_root(recipe[name]), path)
         described = ", ".join(f"{count} {what}" for what, count in counts.items())
         say(f"{path}: {described} of {recipe[name]}")
     return texts

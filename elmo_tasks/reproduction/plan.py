@@ -187,8 +187,8 @@ class Plan:
         return {
             "config": FINETUNE_CONFIG,
             "overrides": dict(TASKS[task].bilm_finetuning[self.budget]),
-            "text": paths["train"],
-            "validation_text": paths["validation"],
+            "text": configs.with_data_root_named(paths["train"]),  # a setting: wherever the data lies
+            "validation_text": configs.with_data_root_named(paths["validation"]),
             "seed": self.args.seed_base,
         }
 

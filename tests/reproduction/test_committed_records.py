@@ -12,6 +12,8 @@ on it, unless the task is in ``EDITED_SINCE_THEIR_RUNS``: a config changed on pu
 harness then retrains.
 """
 
+import os
+
 import pytest
 
 from elmo_tasks.config_defaults import DEFAULTS
@@ -103,10 +105,16 @@ def test_the_committed_mini_records_are_reused_not_retrained(asked, tmp_path, mo
     assert not any(tmp_path.iterdir())  # deciding wrote nothing
 
 
-def test_the_committed_report_is_the_report_of_the_committed_records(tmp_path, monkeypatch):
+@pytest.mark.parametrize("data_root", ["as the tests name it", "absolute", "elsewhere"])
+def test_the_committed_report_is_the_report_of_the_committed_records(data_root, tmp_path, monkeypatch):
     """docs/RESULTS.md is written by the harness from the records alone; a report left behind by a change to
     the report's code or to the records (one written before the change and never regenerated) fails here.
-    Regenerate it with ``scripts/reproduce.py all --budget mini --report-only``."""
+    Regenerate it with ``scripts/reproduce.py all --budget mini --report-only``. Where a reader keeps the
+    data does not change it (the records are current wherever the data folder lies)."""
+    if data_root == "absolute":
+        monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", str(ROOT / os.environ["ELMO_TASKS_SHARED_DATA"]))
+    elif data_root == "elsewhere":
+        monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", str(tmp_path / "my data"))
     monkeypatch.setenv("ELMO_OPTIONS", DEFAULTS["ELMO_OPTIONS"])
     monkeypatch.setenv("ELMO_WEIGHTS", DEFAULTS["ELMO_WEIGHTS"])
     (tmp_path / "RESULTS_history.md").write_text("(the report links it when it is beside the report)\n")

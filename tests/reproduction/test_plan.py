@@ -243,3 +243,36 @@ def test_files_inside_the_repository_are_named_from_its_root_so_records_travel(t
 
     assert from_root(ROOT / "runs" / "mini" / "snli" / "bilm_finetuned") == Path("runs/mini/snli/bilm_finetuned")
     assert from_root(tmp_path / "elmo") == tmp_path / "elmo"  # outside it: as given
+
+
+def test_where_the_data_lies_is_not_a_setting(monkeypatch):
+    """The same run whether the data folder is named relative, absolute or lies elsewhere altogether: the
+    committed records (made with ``../shared/data``) are then the runs a reader's harness reuses, not runs it
+    trains again (issue found 2026-12-01: every record was marked † and retrained). Another folder's name
+    in a path that only starts like the data folder's is still a setting."""
+    fingerprints, finetuning, train_paths = set(), [], set()
+    for root in ("../shared/data", str((ROOT / "../shared/data").resolve()), "/elsewhere/elmo-data/"):
+        monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", root)
+        plan = Plan(parse_args(["snli", "--budget", "mini"])[0])
+        settings = plan.settings("snli", plan.variants("snli")["elmo"], None)
+        fingerprints.add(settings["config_sha256"])
+        finetuning.append(plan.finetuning_recipe("snli"))
+        config = configs.resolved_config(settings["config"], settings["data"], settings["overrides"], settings["env"])
+        train_paths.add(config["train_data_path"])
+    assert len(train_paths) == 3  # the configs do name three folders (the check below would be empty otherwise)
+    assert len(fingerprints) == 1
+    assert finetuning[0] == finetuning[1] == finetuning[2]
+    assert finetuning[0]["text"] == "$ELMO_TASKS_SHARED_DATA/snli/snli_1.0_dev.jsonl.gz#train"
+    other = {"train_data_path": "/elsewhere/elmo-data-2/snli/train.jsonl"}
+    assert configs.config_fingerprint(other, "/elsewhere/elmo-data") != configs.config_fingerprint(
+        {"train_data_path": "/elsewhere/elmo-data/snli/train.jsonl"}, "/elsewhere/elmo-data"
+    )
+
+
+def test_a_path_named_from_the_data_folder_is_read_from_where_the_data_lies(monkeypatch):
+    monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", "/data/elmo/")
+    named = configs.with_data_root_named({"a": ["/data/elmo/ner/eng.train", "/data/elmo2/x"], "b": 3})
+    assert named == {"a": ["$ELMO_TASKS_SHARED_DATA/ner/eng.train", "/data/elmo2/x"], "b": 3}
+    assert configs.in_data_root(named["a"][0]) == "/data/elmo/ner/eng.train"
+    assert configs.in_data_root("runs/word_vectors/v.txt") == "runs/word_vectors/v.txt"
+    assert configs.with_data_root_named("/x/y", "/") == "/x/y"  # the file system's root names no data folder

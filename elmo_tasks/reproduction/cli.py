@@ -21,20 +21,21 @@ plots and a section per task) is regenerated from the records alone, never edite
 
 Budgets (elmo_tasks/reproduction/task_table.py): ``smoke`` (fixtures, one epoch, 1 seed), ``mini`` (the
 real data with substitutes where the paper's training sets were not at hand, cut to fit a 2-core CPU;
-3 seeds), ``recipe`` (NER only: the experiment configs unchanged on the official data, the mini
-budget's word vectors, 3 seeds; hours per run on a CPU) and ``paper`` (the experiment configs
-unchanged on the official data, the paper's word vectors; 5 seeds; GPUs advised). ``--analyses``
-adds the paper's Table 2/3 variants, ``--sample-efficiency`` the training-share runs (Figure 1),
-``--reuse-only`` records finished runs without training.
+3 seeds), ``recipe`` (NER and SST-5: the experiment configs unchanged on the official data, the
+mini budget's word vectors, 3 seeds; hours per run on a CPU for NER, a GPU's work for SST-5) and
+``paper`` (the experiment configs unchanged on the official data, the paper's word vectors; 5 seeds;
+GPUs advised). ``--analyses`` adds the paper's Table 2/3 variants, ``--sample-efficiency`` the
+training-share runs (Figure 1), ``--reuse-only`` records finished runs without training.
 
 A finished run made with the same settings is reused (for an ELMo run the settings include the
 sha256 of the biLM weights it read), from its run directory or, when that is gone (``runs/`` is
 scratch space), from its record in the records directory; so is the run of another variant of the task
 that trained the very same model (same resolved config, biLM and seed: e.g. an analysis variant
 whose overrides a config file has since adopted), whose record is copied with ``trained_as`` naming
-it. Records that the current config files or shipped biLM would not reuse are marked † in the
-report. A run that was interrupted is resumed with
-``allennlp train --recover``; a run that fails is reported and the others go on (exit status 1
+it. Where the data folder lies is no setting: the paths under ELMO_TASKS_SHARED_DATA count from it,
+so the committed records are reused wherever a reader keeps the data. Records that the current
+config files or shipped biLM would not reuse are marked † in the report. A run that was interrupted
+is resumed with ``allennlp train --recover``; a run that fails is reported and the others go on (exit status 1
 at the end). Several processes may share a runs directory (one per core, each with
 OMP_NUM_THREADS=1): a run that another process is training fails at once with that process's id,
 and the word vectors or fine-tuned biLM that several runs read are built by the first process that

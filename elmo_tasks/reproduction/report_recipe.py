@@ -59,7 +59,7 @@ def recipe_table(records: List[Record]) -> List[str]:
         lines.append(
             f"| {spec.name} | {spec.metric_name} | {spec.paper['baseline']} | {spec.paper['elmo']} | "
             f"{marked(mean_std(base), base_rows)} | {marked(mean_std(elmo), elmo_rows)} | "
-            f"{gain_with_standard_error(base, elmo)} | {seeds} | {describe(base_rows + elmo_rows)} |"
+            f"{gain_with_standard_error(base, elmo)} | {seeds} | {describe(base_rows + elmo_rows) or '–'} |"
         )
     return lines
 

@@ -11,6 +11,7 @@ from elmo_tasks.reproduction.task_table import (
     benchmark_spec,
     mini_budget,
     paper_budget,
+    recipe_budget,
     until_converged,
 )
 from elmo_tasks.tasks.sst.names import NAMES
@@ -38,6 +39,10 @@ SPEC = benchmark_spec(
     elmo_at="input and output, lambda 0.001",  # its Table 2 row's lambda = 0.001 column is this model
     analyses={**LAYER_ANALYSES, **INPUT_ONLY},
     mini=mini_budget(SST5_MINI),
+    # the experiment files with our 300-d vectors in place of GloVe's: one thread takes about 0.9 s a batch
+    # (baseline) to 1.4 s (ELMo, its layer cache filling), so 14 to 22 minutes an epoch of 936 batches and
+    # up to 40 epochs a run (docs/BENCHMARKS.md, "Experiment run times"): for a GPU
+    recipe=recipe_budget(),
     full=paper_budget(GLOVE_840B, {}),
     report=TaskNotes(
         title="SST-5 (biattentive classification network), test root accuracy",

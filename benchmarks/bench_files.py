@@ -18,9 +18,20 @@ ALLENNLP = os.path.join(os.path.dirname(sys.executable), "allennlp")
 BROWN_NEWS = os.path.join(ROOT, os.environ.get("ELMO_TASKS_SHARED_DATA", "data"), "lm/books/brown/brown_news_a-c.txt")
 
 
+def data_file(path: str) -> str:
+    """``--data``'s type: a file that is there (the defaults lie in the data folder, which may be elsewhere)."""
+    if not os.path.exists(path):
+        raise argparse.ArgumentTypeError(
+            f"no file {path}: pass --data FILE, or set ELMO_TASKS_SHARED_DATA to the data folder (docs/DATA.md)"
+        )
+    return path
+
+
 def add_alternation_options(parser: argparse.ArgumentParser) -> None:
     """The options of a benchmark that alternates two ways of running on the first sentences of a file."""
-    parser.add_argument("--data", default=BROWN_NEWS, help="whitespace-tokenized sentences, one per line")
+    parser.add_argument(
+        "--data", type=data_file, default=BROWN_NEWS, help="whitespace-tokenized sentences, one per line"
+    )
     parser.add_argument("--sentences", type=int, default=1500)
     parser.add_argument("--rounds", type=int, default=3, help="how many times the two ways alternate")
 

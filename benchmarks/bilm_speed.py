@@ -19,7 +19,7 @@ import time
 from typing import Any, Dict, List
 
 import numpy as np
-from bench_files import add_worker_options, json_temp_file, report_rows, run_worker
+from bench_files import add_worker_options, data_file, json_temp_file, report_rows, run_worker
 
 # the real data (docs/DATA.md): ELMO_TASKS_SHARED_DATA, default data/ in the checkout
 DEFAULT_DATA = os.path.join(
@@ -122,7 +122,9 @@ def run_size(size: str, sentences_path: str, args: argparse.Namespace) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=DEFAULT_DATA, help="text file, one tokenized sentence per line")
+    parser.add_argument(
+        "--data", type=data_file, default=DEFAULT_DATA, help="text file, one tokenized sentence per line"
+    )
     parser.add_argument("--sentences", type=int, default=2000)
     parser.add_argument("--sizes", default="small,original")
     parser.add_argument("--batch-size", type=int, default=32)

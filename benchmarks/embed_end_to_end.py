@@ -34,7 +34,7 @@ from typing import Any, Dict, List
 
 import h5py
 import numpy as np
-from bench_files import ALLENNLP, BROWN_NEWS, ROOT, environment_without_thread_settings, report_rows
+from bench_files import ALLENNLP, BROWN_NEWS, ROOT, data_file, environment_without_thread_settings, report_rows
 from bilm_speed import write_random_model  # (the same random biLM as the speed benchmark)
 
 ALLENNLP_SCRIPT = """
@@ -115,7 +115,7 @@ def run_size(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=BROWN_NEWS, help="text, one tokenized sentence per line")
+    parser.add_argument("--data", type=data_file, default=BROWN_NEWS, help="text, one tokenized sentence per line")
     parser.add_argument("--sentences", type=int, default=1500)
     parser.add_argument("--sizes", default="small,original")
     parser.add_argument("--ours", choices=sorted(OUR_COMMANDS), default="elmo-tasks", help="our command's front")

@@ -26,6 +26,7 @@ from allennlp.data.token_indexers import (
 )
 from allennlp.models import Model
 from allennlp.models.archival import load_archive
+from bench_files import data_file
 
 import elmo_tasks.plugin  # noqa: F401
 from elmo_tasks.modules import find_elmo_embedder
@@ -78,7 +79,9 @@ def paper_size_model(sentences) -> Model:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=DEFAULT_DATA, help="CoNLL-2005 file or folder (default: dev-set.gz)")
+    parser.add_argument(
+        "--data", type=data_file, default=DEFAULT_DATA, help="CoNLL-2005 file or folder (default: dev-set.gz)"
+    )
     parser.add_argument("--sentences", type=int, default=0, help="only the first N sentences (0: all)")
     parser.add_argument("--archive", help="a trained srl_elmo model.tar.gz instead of random weights")
     parser.add_argument("--batch-size", type=int, default=64, help="predicates per batch (default 64)")

@@ -27,7 +27,7 @@ import time
 from typing import Dict, List
 
 import numpy as np
-from bench_files import add_worker_options, json_temp_file, report_rows, run_worker  # noqa: E402
+from bench_files import add_worker_options, data_file, json_temp_file, report_rows, run_worker  # noqa: E402
 from bilm_speed import DEFAULT_DATA, read_sentences, write_random_model
 
 RUNS = ["allennlp", "allennlp_cache_exact", "allennlp_cache_unk", "ours", "ours_cache"]
@@ -118,7 +118,9 @@ def run_size(size: str, data_path: str, args: argparse.Namespace) -> List[Dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=DEFAULT_DATA, help="text file, one tokenized sentence per line")
+    parser.add_argument(
+        "--data", type=data_file, default=DEFAULT_DATA, help="text file, one tokenized sentence per line"
+    )
     parser.add_argument("--sentences", type=int, default=2000, help="first half: vocabulary, second half: measured")
     parser.add_argument("--sizes", default="small")
     parser.add_argument("--batch-size", type=int, default=32)

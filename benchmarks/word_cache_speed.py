@@ -17,7 +17,7 @@ from typing import Any, Dict
 
 import h5py
 import numpy as np
-from bench_files import BROWN_NEWS, report_rows
+from bench_files import BROWN_NEWS, data_file, report_rows
 from bilm_speed import write_random_model
 from embed_end_to_end import OUR_COMMANDS, sentences_file, timed
 
@@ -56,7 +56,7 @@ def run_size(size: str, source: str, directory: str, rounds: int) -> Dict[str, A
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=BROWN_NEWS, help="text, one tokenized sentence per line")
+    parser.add_argument("--data", type=data_file, default=BROWN_NEWS, help="text, one tokenized sentence per line")
     parser.add_argument("--sentences", type=int, default=1500)
     parser.add_argument("--sizes", default="small,original")
     parser.add_argument("--rounds", type=int, default=2)

@@ -10,6 +10,7 @@ import os
 from typing import Any, Dict, List, Optional
 
 from elmo_tasks.reproduction.allennlp_runs import ROOT, RunFailed
+from elmo_tasks.reproduction.shown_paths import DATA_ROOT_SHOWN
 from elmo_tasks.reproduction.task_table import TASKS
 from elmo_tasks.tasks.official_files import found_data_path
 
@@ -19,8 +20,6 @@ PASSED_ON = ("ELMO_OPTIONS", "ELMO_WEIGHTS", "OMP_NUM_THREADS", "ELMO_TASKS_SRL_
 IDENTIFYING = ("ELMO_OPTIONS", "ELMO_WEIGHTS")
 # What a run's config sets besides what it trains: its seeds (a run's seed is part of its name, not its settings).
 SEED_KEYS = ("random_seed", "numpy_seed", "pytorch_seed")
-# How a path in the data folder is written where it must not depend on where that folder lies.
-DATA_ROOT_NAMED = "$ELMO_TASKS_SHARED_DATA"
 
 
 def run_env(data: str, seed: int, extra: Dict[str, str]) -> Dict[str, str]:
@@ -81,9 +80,9 @@ def config_value(config: str, data: str, dotted: str) -> Any:
 def config_fingerprint(config: Dict[str, Any], root: Optional[str] = None) -> str:
     """The start of the sha256 of a resolved config without its seeds: two runs with the same fingerprint
     train the same model whatever their seeds; an edit to a config file changes it. Its paths in the data
-    folder ``root`` (default: ELMO_TASKS_SHARED_DATA) count from that folder (``with_data_root_named``)."""
+    folder ``root`` (default: ELMO_TASKS_SHARED_DATA) count from that folder (``paths_from_data_root``)."""
     unseeded = {key: value for key, value in config.items() if key not in SEED_KEYS}
-    named = with_data_root_named(unseeded, root)
+    named = paths_from_data_root(unseeded, root)
     return hashlib.sha256(json.dumps(named, sort_keys=True).encode("utf-8")).hexdigest()[:16]
 
 
@@ -94,7 +93,7 @@ def data_root() -> str:
     return os.environ.get("ELMO_TASKS_SHARED_DATA", DEFAULTS["ELMO_TASKS_SHARED_DATA"])
 
 
-def with_data_root_named(value: Any, root: Optional[str] = None) -> Any:
+def paths_from_data_root(value: Any, root: Optional[str] = None) -> Any:
     """``value`` (a config, or any JSON value) with each string that is a path in the data folder ``root``
     (default: ELMO_TASKS_SHARED_DATA, as the configs got it) written from ``$ELMO_TASKS_SHARED_DATA``.
 
@@ -108,7 +107,7 @@ def with_data_root_named(value: Any, root: Optional[str] = None) -> Any:
     def named(item: Any) -> Any:
         if isinstance(item, str):
             # (a folder given with a trailing "/" makes the configs' paths "folder//file")
-            return f"{DATA_ROOT_NAMED}/{item[len(prefix) :].lstrip('/')}" if item.startswith(prefix) else item
+            return DATA_ROOT_SHOWN + item[len(prefix) :].lstrip("/") if item.startswith(prefix) else item
         if isinstance(item, dict):
             return {key: named(part) for key, part in item.items()}
         if isinstance(item, list):
@@ -120,8 +119,8 @@ def with_data_root_named(value: Any, root: Optional[str] = None) -> Any:
 
 def in_data_root(path: str) -> str:
     """The file that a path written from ``$ELMO_TASKS_SHARED_DATA`` names here; any other path as it is."""
-    if path.startswith(DATA_ROOT_NAMED + "/"):
-        return data_root().rstrip("/") + path[len(DATA_ROOT_NAMED) :]
+    if path.startswith(DATA_ROOT_SHOWN):
+        return data_root().rstrip("/") + "/" + path[len(DATA_ROOT_SHOWN) :]
     return path
 
 

@@ -187,8 +187,8 @@ class Plan:
         return {
             "config": FINETUNE_CONFIG,
             "overrides": dict(TASKS[task].bilm_finetuning[self.budget]),
-            "text": configs.with_data_root_named(paths["train"]),  # a setting: wherever the data lies
-            "validation_text": configs.with_data_root_named(paths["validation"]),
+            "text": configs.paths_from_data_root(paths["train"]),  # a setting: wherever the data lies
+            "validation_text": configs.paths_from_data_root(paths["validation"]),
             "seed": self.args.seed_base,
         }
 

@@ -271,8 +271,8 @@ def test_where_the_data_lies_is_not_a_setting(monkeypatch):
 
 def test_a_path_named_from_the_data_folder_is_read_from_where_the_data_lies(monkeypatch):
     monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", "/data/elmo/")
-    named = configs.with_data_root_named({"a": ["/data/elmo/ner/eng.train", "/data/elmo2/x"], "b": 3})
+    named = configs.paths_from_data_root({"a": ["/data/elmo/ner/eng.train", "/data/elmo2/x"], "b": 3})
     assert named == {"a": ["$ELMO_TASKS_SHARED_DATA/ner/eng.train", "/data/elmo2/x"], "b": 3}
     assert configs.in_data_root(named["a"][0]) == "/data/elmo/ner/eng.train"
     assert configs.in_data_root("runs/word_vectors/v.txt") == "runs/word_vectors/v.txt"
-    assert configs.with_data_root_named("/x/y", "/") == "/x/y"  # the file system's root names no data folder
+    assert configs.paths_from_data_root("/x/y", "/") == "/x/y"  # the file system's root names no data folder

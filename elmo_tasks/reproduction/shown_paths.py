@@ -3,18 +3,34 @@ machine that made the committed records point into that machine's data folder; t
 show them under ``$ELMO_TASKS_SHARED_DATA`` (the variable that names the data folder, docs/DATA.md), which
 is what a reader sets, wherever their copy of the data is."""
 
+import os
 import re
 import shlex
+from typing import Pattern
 
+# Where a path may start: at the start of the text or after a separator of a command or a JSON value.
+_PATH_START = r"""(?<![^\s'"=\[{(,:])"""
 # The committed records were made with ELMO_TASKS_SHARED_DATA set to a folder ``.../shared/data``
 # (relative or absolute); any path prefix ending there is that folder.
-_RECORDED_DATA_ROOT = re.compile(r"""(?<![^\s'"=\[{(,:])[^\s'"=\[{(,:]*\bshared/data/""")
+_COMMITTED_DATA_ROOT = _PATH_START + r"""[^\s'"=\[{(,:]*\bshared/data/"""
 DATA_ROOT_SHOWN = "$ELMO_TASKS_SHARED_DATA/"
+
+
+def _recorded_data_root() -> Pattern[str]:
+    """The committed records' data folder, and this process's (ELMO_TASKS_SHARED_DATA as given, e.g. a
+    user's ``/data/elmo``, or the default ``data``, which their own runs' records name): a card or report
+    made from either shows neither."""
+    from elmo_tasks.config_defaults import DEFAULTS
+
+    own = os.environ.get("ELMO_TASKS_SHARED_DATA", DEFAULTS["ELMO_TASKS_SHARED_DATA"]).rstrip("/")
+    if not own:
+        return re.compile(_COMMITTED_DATA_ROOT)
+    return re.compile(f"{_COMMITTED_DATA_ROOT}|{_PATH_START}{re.escape(own)}/+")
 
 
 def with_data_root_named(text: str) -> str:
     """``text`` (not a shell command) with every recorded data-folder prefix shown as ``$ELMO_TASKS_SHARED_DATA/``."""
-    return _RECORDED_DATA_ROOT.sub(DATA_ROOT_SHOWN, text)
+    return _recorded_data_root().sub(DATA_ROOT_SHOWN, text)
 
 
 def command_with_data_root_named(command: str) -> str:
@@ -24,13 +40,14 @@ def command_with_data_root_named(command: str) -> str:
         words = shlex.split(command)
     except ValueError:  # not a command that shlex can read: shown as recorded
         return command
-    if not any(_RECORDED_DATA_ROOT.search(word) for word in words):
+    data_root = _recorded_data_root()
+    if not any(data_root.search(word) for word in words):
         return command
-    return " ".join(_shown_word(word) for word in words)
+    return " ".join(_shown_word(word, data_root) for word in words)
 
 
-def _shown_word(word: str) -> str:
-    if not _RECORDED_DATA_ROOT.search(word):
+def _shown_word(word: str, data_root: Pattern[str]) -> str:
+    if not data_root.search(word):
         return shlex.quote(word)
-    pieces = _RECORDED_DATA_ROOT.split(word)
+    pieces = data_root.split(word)
     return '"$ELMO_TASKS_SHARED_DATA"/'.join(shlex.quote(piece) if piece else "" for piece in pieces)

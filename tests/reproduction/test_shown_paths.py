@@ -42,3 +42,24 @@ def test_commands_and_text_without_the_data_folder_are_left_as_recorded():
     assert with_data_root_named('{"train_data_path": "../shared/data/conll2005/train-set.gz#sample=0.1"}') == (
         '{"train_data_path": "$ELMO_TASKS_SHARED_DATA/conll2005/train-set.gz#sample=0.1"}'
     )
+
+
+@pytest.mark.parametrize("data_root", ["/data/elmo", "/data/elmo/", "data"])
+def test_a_readers_own_data_folder_is_shown_as_the_variable_too(data_root, monkeypatch):
+    """A record of the reader's own run names their data folder (as ELMO_TASKS_SHARED_DATA gave it): the card
+    they ship shows the variable, and bash reads the command back with the folder swapped. Paths that only
+    contain the folder's name elsewhere are left alone."""
+    monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", data_root)
+    folder = data_root.rstrip("/")
+    recorded = f"allennlp evaluate runs/ner/model.tar.gz {folder}/conll2003/eng.testb --output-file runs/data/m.json"
+    shown = command_with_data_root_named(recorded)
+    assert shown == (
+        'allennlp evaluate runs/ner/model.tar.gz "$ELMO_TASKS_SHARED_DATA"/conll2003/eng.testb '
+        "--output-file runs/data/m.json"
+    )
+    assert _words_bash_reads(shown, "/elsewhere/data") == shlex.split(
+        recorded.replace(f"{folder}/conll2003", "/elsewhere/data/conll2003")
+    )
+    assert with_data_root_named(f'"{folder}/sst/train.txt", "my{folder}/x"') == (
+        f'"$ELMO_TASKS_SHARED_DATA/sst/train.txt", "my{folder}/x"'
+    )

@@ -12,6 +12,7 @@ from elmo_tasks.reproduction.cli import parse_args
 from elmo_tasks.reproduction.plan import Plan, from_root
 from elmo_tasks.reproduction.records import load_records
 from elmo_tasks.reproduction.task_table import TASKS
+from tests.conftest import ROOT
 
 
 def _settings(budget: str, variant: str) -> dict:
@@ -56,3 +57,19 @@ def test_a_budget_that_fine_tunes_for_its_elmo_runs_fine_tunes_first_and_records
     embedder = record["config_resolved"]["model"]["text_field_embedder"]["token_embedders"]["elmo"]
     assert embedder["weight_file"] == str(export / "weights.hdf5")
     assert record["bilm_finetuning"]["text"] == "fixtures/snli/train.jsonl"
+
+
+def test_the_fine_tuning_texts_are_read_from_wherever_the_data_folder_lies(tmp_path, monkeypatch):
+    """The recipe names its texts from ``$ELMO_TASKS_SHARED_DATA`` (a setting, the same wherever the data lies);
+    the step reads them from the folder ELMO_TASKS_SHARED_DATA names today, here one outside the checkout."""
+    from elmo_tasks.reproduction.finetune import _write_texts
+
+    data = tmp_path / "my data"
+    (data / "snli").mkdir(parents=True)
+    (data / "snli" / "snli_1.0_train.jsonl").write_text((ROOT / "fixtures" / "snli" / "train.jsonl").read_text())
+    (data / "snli" / "snli_1.0_dev.jsonl").write_text((ROOT / "fixtures" / "snli" / "dev.jsonl").read_text())
+    monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", str(data))
+    recipe = Plan(parse_args(["snli", "--budget", "paper"])[0]).finetuning_recipe("snli")
+    assert recipe["text"] == "$ELMO_TASKS_SHARED_DATA/snli/snli_1.0_train.jsonl"
+    texts = _write_texts("snli", recipe, tmp_path)
+    assert texts["text"].read_text().strip() and texts["validation_text"].read_text().strip()

@@ -10,7 +10,7 @@ import os
 from typing import Any, Dict, List, Optional
 
 from elmo_tasks.reproduction.allennlp_runs import ROOT, RunFailed
-from elmo_tasks.reproduction.shown_paths import DATA_ROOT_SHOWN
+from elmo_tasks.reproduction.shown_paths import DATA_ROOT_SHOWN, data_root
 from elmo_tasks.reproduction.task_table import TASKS
 from elmo_tasks.tasks.official_files import found_data_path
 
@@ -84,13 +84,6 @@ def config_fingerprint(config: Dict[str, Any], root: Optional[str] = None) -> st
     unseeded = {key: value for key, value in config.items() if key not in SEED_KEYS}
     named = paths_from_data_root(unseeded, root)
     return hashlib.sha256(json.dumps(named, sort_keys=True).encode("utf-8")).hexdigest()[:16]
-
-
-def data_root() -> str:
-    """The data folder as this process names it (ELMO_TASKS_SHARED_DATA, or the plugin's default)."""
-    from elmo_tasks.config_defaults import DEFAULTS
-
-    return os.environ.get("ELMO_TASKS_SHARED_DATA", DEFAULTS["ELMO_TASKS_SHARED_DATA"])
 
 
 def paths_from_data_root(value: Any, root: Optional[str] = None) -> Any:

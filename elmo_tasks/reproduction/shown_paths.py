@@ -16,13 +16,18 @@ _COMMITTED_DATA_ROOT = _PATH_START + r"""[^\s'"=\[{(,:]*\bshared/data/"""
 DATA_ROOT_SHOWN = "$ELMO_TASKS_SHARED_DATA/"
 
 
+def data_root() -> str:
+    """The data folder as this process names it (ELMO_TASKS_SHARED_DATA, or the plugin's default)."""
+    from elmo_tasks.config_defaults import DEFAULTS
+
+    return os.environ.get("ELMO_TASKS_SHARED_DATA", DEFAULTS["ELMO_TASKS_SHARED_DATA"])
+
+
 def _recorded_data_root() -> Pattern[str]:
     """The committed records' data folder, and this process's (ELMO_TASKS_SHARED_DATA as given, e.g. a
     user's ``/data/elmo``, or the default ``data``, which their own runs' records name): a card or report
     made from either shows neither."""
-    from elmo_tasks.config_defaults import DEFAULTS
-
-    own = os.environ.get("ELMO_TASKS_SHARED_DATA", DEFAULTS["ELMO_TASKS_SHARED_DATA"]).rstrip("/")
+    own = data_root().rstrip("/")
     if not own:
         return re.compile(_COMMITTED_DATA_ROOT)
     return re.compile(f"{_COMMITTED_DATA_ROOT}|{_PATH_START}{re.escape(own)}/+")

@@ -10,7 +10,7 @@ import os
 from typing import Any, Dict, List, Optional
 
 from elmo_tasks.reproduction.allennlp_runs import ROOT, RunFailed
-from elmo_tasks.reproduction.shown_paths import DATA_ROOT_SHOWN, data_root
+from elmo_tasks.reproduction.shown_paths import DATA_ROOT_SHOWN, data_root, with_data_root_named
 from elmo_tasks.reproduction.task_table import TASKS
 from elmo_tasks.tasks.official_files import found_data_path
 
@@ -80,34 +80,21 @@ def config_value(config: str, data: str, dotted: str) -> Any:
 def config_fingerprint(config: Dict[str, Any], root: Optional[str] = None) -> str:
     """The start of the sha256 of a resolved config without its seeds: two runs with the same fingerprint
     train the same model whatever their seeds; an edit to a config file changes it. Its paths in the data
-    folder ``root`` (default: ELMO_TASKS_SHARED_DATA) count from that folder (``paths_from_data_root``)."""
+    folder count from that folder (``paths_from_data_root``)."""
     unseeded = {key: value for key, value in config.items() if key not in SEED_KEYS}
-    named = paths_from_data_root(unseeded, root)
-    return hashlib.sha256(json.dumps(named, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+    named = with_data_root_named(json.dumps(unseeded, sort_keys=True, ensure_ascii=False), root)
+    return hashlib.sha256(named.encode("utf-8")).hexdigest()[:16]
 
 
 def paths_from_data_root(value: Any, root: Optional[str] = None) -> Any:
-    """``value`` (a config, or any JSON value) with each string that is a path in the data folder ``root``
-    (default: ELMO_TASKS_SHARED_DATA, as the configs got it) written from ``$ELMO_TASKS_SHARED_DATA``.
+    """``value`` (a config, or any JSON value) with its paths in the data folder (``root``, default
+    ELMO_TASKS_SHARED_DATA; or the committed records' ``.../shared/data``) written from
+    ``$ELMO_TASKS_SHARED_DATA``, as the cards show them (:func:`shown_paths.with_data_root_named`).
 
     Where a reader keeps the data is not part of what a run trains: without this, the committed records,
     made with the data at ``../shared/data``, would be other runs for a reader whose data lies elsewhere
     (or who gives the same folder as an absolute path), and the harness would train them all again."""
-    prefix = (data_root() if root is None else root).rstrip("/") + "/"
-    if prefix == "/":  # no folder named, or the file system's root: nothing to rewrite
-        return value
-
-    def named(item: Any) -> Any:
-        if isinstance(item, str):
-            # (a folder given with a trailing "/" makes the configs' paths "folder//file")
-            return DATA_ROOT_SHOWN + item[len(prefix) :].lstrip("/") if item.startswith(prefix) else item
-        if isinstance(item, dict):
-            return {key: named(part) for key, part in item.items()}
-        if isinstance(item, list):
-            return [named(part) for part in item]
-        return item
-
-    return named(value)
+    return json.loads(with_data_root_named(json.dumps(value, ensure_ascii=False), root))
 
 
 def in_data_root(path: str) -> str:

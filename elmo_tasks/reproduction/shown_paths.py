@@ -6,13 +6,13 @@ is what a reader sets, wherever their copy of the data is."""
 import os
 import re
 import shlex
-from typing import Pattern
+from typing import Optional, Pattern
 
 # Where a path may start: at the start of the text or after a separator of a command or a JSON value.
 _PATH_START = r"""(?<![^\s'"=\[{(,:])"""
 # The committed records were made with ELMO_TASKS_SHARED_DATA set to a folder ``.../shared/data``
-# (relative or absolute); any path prefix ending there is that folder.
-_COMMITTED_DATA_ROOT = _PATH_START + r"""[^\s'"=\[{(,:]*\bshared/data/"""
+# (relative or absolute, with or without a trailing "/"); any path prefix ending there is that folder.
+_COMMITTED_DATA_ROOT = _PATH_START + r"""[^\s'"=\[{(,:]*\bshared/data/+"""
 DATA_ROOT_SHOWN = "$ELMO_TASKS_SHARED_DATA/"
 
 
@@ -23,19 +23,20 @@ def data_root() -> str:
     return os.environ.get("ELMO_TASKS_SHARED_DATA", DEFAULTS["ELMO_TASKS_SHARED_DATA"])
 
 
-def _recorded_data_root() -> Pattern[str]:
-    """The committed records' data folder, and this process's (ELMO_TASKS_SHARED_DATA as given, e.g. a
-    user's ``/data/elmo``, or the default ``data``, which their own runs' records name): a card or report
-    made from either shows neither."""
-    own = data_root().rstrip("/")
+def _recorded_data_root(root: Optional[str] = None) -> Pattern[str]:
+    """The committed records' data folder, and this process's (``root``, default ELMO_TASKS_SHARED_DATA as
+    given, e.g. a user's ``/data/elmo``, or the default ``data``, which their own runs' records name): a card
+    or report made from either shows neither."""
+    own = (data_root() if root is None else root).rstrip("/")
     if not own:
         return re.compile(_COMMITTED_DATA_ROOT)
     return re.compile(f"{_COMMITTED_DATA_ROOT}|{_PATH_START}{re.escape(own)}/+")
 
 
-def with_data_root_named(text: str) -> str:
-    """``text`` (not a shell command) with every recorded data-folder prefix shown as ``$ELMO_TASKS_SHARED_DATA/``."""
-    return _recorded_data_root().sub(DATA_ROOT_SHOWN, text)
+def with_data_root_named(text: str, root: Optional[str] = None) -> str:
+    """``text`` (not a shell command) with every recorded data-folder prefix shown as ``$ELMO_TASKS_SHARED_DATA/``
+    (``root``: the data folder of the process that recorded it, if not this one's)."""
+    return _recorded_data_root(root).sub(DATA_ROOT_SHOWN, text)
 
 
 def command_with_data_root_named(command: str) -> str:

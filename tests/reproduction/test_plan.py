@@ -276,3 +276,12 @@ def test_a_path_named_from_the_data_folder_is_read_from_where_the_data_lies(monk
     assert configs.in_data_root(named["a"][0]) == "/data/elmo/ner/eng.train"
     assert configs.in_data_root("runs/word_vectors/v.txt") == "runs/word_vectors/v.txt"
     assert configs.paths_from_data_root("/x/y", "/") == "/x/y"  # the file system's root names no data folder
+
+
+def test_a_data_folder_named_shared_data_with_a_trailing_slash_is_the_same_setting(monkeypatch):
+    fingerprints = set()
+    for root in ("../shared/data", str((ROOT / "../shared/data").resolve()) + "/"):
+        monkeypatch.setenv("ELMO_TASKS_SHARED_DATA", root)
+        plan = Plan(parse_args(["ner", "--budget", "mini"])[0])
+        fingerprints.add(plan.settings("ner", plan.variants("ner")["baseline"], None)["config_sha256"])
+    assert len(fingerprints) == 1

@@ -104,7 +104,7 @@ def run_without_allennlp(prog: str, arguments: List[str]) -> None:
     if args.include_package:  # packages to import, which may register things: AllenNLP's way
         run_allennlp(prog)
         return
-    start_process()
+    start_process(load_torch=getattr(_command_module(arguments[0]), "LOADS_TORCH_AT_START", True))
     command_starts()
     args.func(args)
 

@@ -43,12 +43,17 @@ CommandRun = Callable[[argparse.Namespace], Any]
 _STARTS_FIRST = "_elmo_tasks_starts_first"
 
 
-def start_process() -> None:
-    """The steps that need no AllenNLP (2 and 3 above): for commands that run without it."""
+def start_process(load_torch: bool = True) -> None:
+    """The steps that need no AllenNLP (2 and 3 above): for commands that run without it.
+
+    With ``load_torch=False`` step 2 is left to the command, which applies the policy where it imports
+    torch: ``bilm-perplexity`` starts reading its text in another process first, so that its start does
+    not wait for torch's import (:mod:`elmo_tasks.bilm.reading_child`)."""
     from elmo_tasks.input_errors import install_input_error_lines
     from elmo_tasks.threads import apply_thread_policy
 
-    apply_thread_policy()
+    if load_torch:
+        apply_thread_policy()
     install_input_error_lines()
 
 

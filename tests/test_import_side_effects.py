@@ -222,7 +222,14 @@ def test_elmo_tasks_starts_allennlps_commands_and_its_own(monkeypatch, starts):
     assert order == ["start", "run"]
     # the commands without AllenNLP: threads and one-line errors, then the command (its --threads last)
     steps: List[str] = []
-    monkeypatch.setattr(elmo_tasks_main, "start_process", lambda: steps.append("start_process"))
+    monkeypatch.setattr(
+        elmo_tasks_main, "start_process", lambda load_torch=True: steps.append(f"start_process torch={load_torch}")
+    )
     monkeypatch.setattr("elmo_tasks.bilm.embed.run", lambda args: steps.append("run"))
     elmo_tasks_main.run_without_allennlp("elmo-tasks", ["elmo-embed", "in.txt", "out.hdf5"])
-    assert steps == ["start_process", "run"]
+    assert steps == ["start_process torch=True", "run"]
+    # bilm-perplexity imports torch itself, once its reading child is forked (elmo_tasks/bilm/reading_child.py)
+    steps.clear()
+    monkeypatch.setattr("elmo_tasks.bilm.perplexity.run", lambda args: steps.append("run"))
+    elmo_tasks_main.run_without_allennlp("elmo-tasks", ["bilm-perplexity", "text.txt"])
+    assert steps == ["start_process torch=False", "run"]

@@ -15,3 +15,9 @@ class WeightFileError(BilmError):
 
 class SoftmaxFileError(BilmError):
     """``softmax.npz`` is missing, truncated or corrupt, or its arrays do not fit together."""
+
+
+class ScoringError(ValueError):
+    """The biLM files do not belong together, or one is missing: the message says what to pass.
+
+    Here, not beside the scoring, so that ``bilm-perplexity`` can name it before it imports torch."""

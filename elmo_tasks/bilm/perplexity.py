@@ -5,22 +5,25 @@ with AllenNLP; ``elmo-tasks bilm-perplexity`` (elmo_tasks/__main__.py) runs the 
 the same :func:`run` without importing AllenNLP, which starts several seconds sooner. So everything
 on this path, the text reading (:mod:`elmo_tasks.bilm.raw_text`) and the scoring
 (:mod:`elmo_tasks.bilm.scoring`) included, imports no AllenNLP; spaCy only for its tokenizer, the
-default, and not with ``--whitespace-tokenized``.
+default, and not with ``--whitespace-tokenized``. The text is read and tokenized by a child process
+while this one imports torch and loads the model (:mod:`elmo_tasks.bilm.reading_child`).
 """
 
 import argparse
 import os
 import sys
 import time
-from typing import Callable, List
+from functools import partial
+from typing import Callable, Iterator, List
 
 from elmo_tasks.bilm.raw_text import RawTextSentences, check_reading_settings
+from elmo_tasks.bilm.reading_child import sentences_read_aside
 from elmo_tasks.cli_options import CommandError, add_option, add_thread_options, add_word_cache_option
 from elmo_tasks.counted_nouns import counted
 from elmo_tasks.freed_memory import FreedMemorySettingError, keep_freed_memory
 from elmo_tasks.pretrained import SMALL_BILM_DIR, SMALL_OPTIONS_FILE, SMALL_WEIGHT_FILE
 from elmo_tasks.stopping import stopped_with_one_line
-from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_workers, usable_cores
+from elmo_tasks.threads import ThreadSettingError, apply_thread_policy, chosen_threads, chosen_workers, usable_cores
 
 _fail = CommandError("bilm-perplexity")
 # How the training recipe's reader decodes a line that is not UTF-8 (experiments/bilm_small.jsonnet).
@@ -34,6 +37,10 @@ and </S>, backward every word and <S>. The last line is
 `perplexity forward X backward Y mean Z tokens N` (N: scored tokens per direction; mean:
 exp of the mean of both directions' mean log-losses, as `allennlp evaluate` reports ppl_exact)."""
 
+
+#: ``elmo-tasks`` starts the command without importing torch (elmo_tasks/__main__.py): :func:`run` forks the
+#: child that reads the text first, and imports torch while the child reads.
+LOADS_TORCH_AT_START = False
 
 #: The command's line in ``allennlp --help``.
 SUMMARY = "Exact perplexity of a biLM (default: the shipped one) on a text file."
@@ -83,10 +90,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> None:
-    """Run the command; errors print one line naming what to fix and exit with status 2."""
-    from elmo_tasks.bilm.errors import BilmError
+    """Run the command; errors print one line naming what to fix and exit with status 2, and Ctrl-C or
+    SIGTERM one line (:mod:`elmo_tasks.stopping`), from its first line: its imports take a moment."""
+    with stopped_with_one_line("bilm-perplexity", "nothing was scored to the end; run the same command again"):
+        _score(args)
+
+
+def _score(args: argparse.Namespace) -> None:
+    from elmo_tasks.bilm.errors import BilmError, ScoringError
     from elmo_tasks.bilm.raw_text import TextPathError, TextSettingError
-    from elmo_tasks.bilm.scoring import ExportedLanguageModel, ScoringError
     from elmo_tasks.bilm.softmax_file import SOFTMAX_FILE, VOCABULARY_DIR
     from elmo_tasks.data_file_error import DataFileError
 
@@ -95,7 +107,7 @@ def run(args: argparse.Namespace) -> None:
     if args.word_cache_mb < 0:
         _fail("--word-cache-mb must be 0 (no cache) or more")
     try:
-        apply_thread_policy(args.threads)
+        chosen_threads(args.threads)  # a bad --threads is refused before anything starts
         workers = chosen_workers(args.workers, args.threads, batches=usable_cores())
         keep_freed_memory()  # elmo_tasks.freed_memory: no page faults for each batch's fresh blocks
     except (ThreadSettingError, FreedMemorySettingError) as err:
@@ -122,13 +134,17 @@ def run(args: argparse.Namespace) -> None:
             "as written by `allennlp export-bilm` for a language model"
         )
     try:
-        with stopped_with_one_line("bilm-perplexity", "nothing was scored to the end; run the same command again"):
+        check_reading_settings(args.text_format, args.max_sentence_length, TRAINING_FALLBACK_ENCODING)
+        # a child reads and tokenizes the text from here on, while torch is imported and the model loaded
+        with sentences_read_aside(partial(_read_sentences, args)) as sentences:
+            apply_thread_policy(args.threads)  # imports torch
+            from elmo_tasks.bilm.scoring import ExportedLanguageModel
+
             model = ExportedLanguageModel(args.options_file, args.weight_file, softmax_file, vocab_file)
-            text_reader = _raw_text(args)
             started, cpu_started = time.perf_counter(), time.process_time()
             bar = _progress_bar(args.text_file, not args.no_progress)
             result = model.score(
-                text_reader.sentences(args.text_file),
+                sentences,
                 batch_size=args.batch_size,
                 progress=bar,
                 workers=workers,
@@ -151,10 +167,9 @@ def run(args: argparse.Namespace) -> None:
     print(result.line())
 
 
-def _raw_text(args: argparse.Namespace) -> RawTextSentences[str]:
-    """The text read as the training recipe's ``bilm_raw_text`` reader reads it (its settings in
-    experiments/bilm_small.jsonnet), with plain strings for tokens."""
-    check_reading_settings(args.text_format, args.max_sentence_length, TRAINING_FALLBACK_ENCODING)  # before spaCy
+def _read_sentences(args: argparse.Namespace) -> Iterator[List[str]]:
+    """The sentences of the text as the training recipe's ``bilm_raw_text`` reader reads them (its settings in
+    experiments/bilm_small.jsonnet), with plain strings for tokens. Runs in the reading child (spaCy's import too)."""
     tokenize: Callable[[str], List[str]]
     if args.whitespace_tokenized:
         tokenize = str.split  # what AllenNLP's WhitespaceTokenizer does
@@ -162,7 +177,7 @@ def _raw_text(args: argparse.Namespace) -> RawTextSentences[str]:
         from elmo_tasks.bilm.embed import spacy_words  # the reader's default tokenizer, without AllenNLP
 
         tokenize = spacy_words()
-    return RawTextSentences(
+    reader = RawTextSentences(
         tokenize,
         str,
         text_format=args.text_format,
@@ -171,6 +186,7 @@ def _raw_text(args: argparse.Namespace) -> RawTextSentences[str]:
         unescape_html=True,
         fallback_encoding=TRAINING_FALLBACK_ENCODING,
     )
+    return reader.sentences(args.text_file)
 
 
 def _progress_bar(path: str, enabled: bool):

@@ -5,8 +5,8 @@ evaluate`` computes for a ``bilm_language_model`` archive (stateless sentences w
 ``<S>``/``</S>``, every word and the sentence end scored forward, every word and the sentence start
 backward, the full softmax without its padding row), but from the exported files and several times
 faster: sentences are sorted by length so batches carry little padding, character ids of each
-distinct word are built once, and the softmax normaliser is a ``logsumexp`` over large row blocks
-(no log-softmax matrix).
+distinct word are built once, and the softmax normaliser is computed in cache-sized blocks
+(:mod:`elmo_tasks.bilm.exact_nll`; no log-softmax matrix).
 
 It lives beside the biLM, outside ``elmo_tasks.tasks`` (whose ``__init__`` imports AllenNLP), so
 that ``elmo-tasks bilm-perplexity`` starts without AllenNLP; ``elmo_tasks.tasks.lm.scoring``, its
@@ -26,6 +26,8 @@ import torch
 
 from elmo_tasks.bilm import BiLM, load_bilm
 from elmo_tasks.bilm.characters import BOS_TOKEN, EOS_TOKEN, batch_to_ids
+from elmo_tasks.bilm.errors import ScoringError
+from elmo_tasks.bilm.exact_nll import exact_nll
 from elmo_tasks.bilm.seen_words import seen_words_kept
 from elmo_tasks.bilm.softmax_file import SOFTMAX_FILE
 from elmo_tasks.bilm.workers import ordered_map
@@ -35,10 +37,6 @@ logger = logging.getLogger(__name__)
 PADDING_TOKEN = "@@PADDING@@"
 UNKNOWN_TOKEN = "@@UNKNOWN@@"
 TARGET_NAMESPACE = "lm_targets"
-
-
-class ScoringError(ValueError):
-    """The biLM files do not belong together, or one is missing: the message says what to pass."""
 
 
 class BatchScores(TypedDict):
@@ -186,29 +184,10 @@ class ExportedLanguageModel:
             ]
         return torch.from_numpy(targets)
 
-    def nll(
-        self, hidden: torch.Tensor, targets: torch.Tensor, rows_per_block: int = 256, words_per_block: int = 4096
-    ) -> torch.Tensor:
-        """Exact NLL of each softmax row ``targets`` (with padding) given ``hidden`` ``(n, dim)``.
-
-        The normaliser is computed over blocks of rows and vocabulary small enough to stay in the
-        CPU caches (about 4 MB of logits at a time), then combined with one more ``logsumexp``.
-        """
-        rows = targets - self.row_offset
-        out = hidden.new_empty(hidden.shape[0])
-        vocab = self.weight_t.shape[1]
-        for start in range(0, hidden.shape[0], rows_per_block):
-            h, r = hidden[start : start + rows_per_block], rows[start : start + rows_per_block]
-            partial = [
-                torch.logsumexp(
-                    torch.addmm(self.bias[v : v + words_per_block], h, self.weight_t[:, v : v + words_per_block]), dim=1
-                )
-                for v in range(0, vocab, words_per_block)
-            ]
-            log_normaliser = torch.logsumexp(torch.stack(partial, dim=1), dim=1)
-            target_logit = (h * self.weight[r]).sum(1) + self.bias[r]
-            out[start : start + rows_per_block] = log_normaliser - target_logit
-        return out
+    def nll(self, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """Exact NLL of each softmax row ``targets`` (with padding) given ``hidden`` ``(n, dim)``
+        (:func:`~elmo_tasks.bilm.exact_nll.exact_nll`: cache-sized blocks of rows and words)."""
+        return exact_nll(hidden, targets - self.row_offset, self.weight, self.weight_t, self.bias)
 
     @torch.no_grad()
     def score_batch(self, sentences: Sequence[Sequence[str]]) -> BatchScores:

@@ -9,12 +9,14 @@ through here, so the two stay one format.
 import os
 import zipfile
 import zlib
-from typing import List, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Sequence, Tuple
 
 import numpy as np
-import torch
 
 from elmo_tasks.bilm.errors import SoftmaxFileError
+
+if TYPE_CHECKING:  # torch only where a tensor is made: bilm-perplexity reads the names above before torch loads
+    import torch
 
 SOFTMAX_FILE = "softmax.npz"
 #: The AllenNLP vocabulary folder written beside it, whose ``lm_targets.txt`` names the softmax's rows.
@@ -25,7 +27,7 @@ _SOFTMAX_EXPECTED = (
 )
 
 
-def write_softmax(path: str, weight: torch.Tensor, bias: torch.Tensor, tokens: Sequence[str], dtype: str) -> None:
+def write_softmax(path: str, weight: "torch.Tensor", bias: "torch.Tensor", tokens: Sequence[str], dtype: str) -> None:
     """Write the rows in ``dtype`` (``float32`` or ``float16``), compressed: the token column is
     mostly padding, so compression makes the file about ten times smaller."""
     np.savez_compressed(
@@ -36,7 +38,7 @@ def write_softmax(path: str, weight: torch.Tensor, bias: torch.Tensor, tokens: S
     )
 
 
-def read_softmax(path: str) -> Tuple[torch.Tensor, torch.Tensor, List[str]]:
+def read_softmax(path: str) -> Tuple["torch.Tensor", "torch.Tensor", List[str]]:
     """``(weight, bias, tokens)`` of a ``softmax.npz``, as float32 tensors whatever dtype was written.
 
     Raises SoftmaxFileError, naming the file, for a missing, truncated or corrupt file (the zip's
@@ -54,4 +56,6 @@ def read_softmax(path: str) -> Tuple[torch.Tensor, torch.Tensor, List[str]]:
             f"{path}: weight of shape {weight.shape}, bias of shape {bias.shape} and {len(tokens)} tokens do not fit "
             f"together; expected (rows, dim), (rows,) and one token per row: {_SOFTMAX_EXPECTED}"
         )
+    import torch
+
     return torch.from_numpy(weight.astype(np.float32)), torch.from_numpy(bias.astype(np.float32)), tokens

@@ -64,7 +64,7 @@ def _start_worker() -> None:
 
 
 @contextmanager
-def _stopping_signals_blocked() -> Iterator[None]:
+def stopping_signals_blocked() -> Iterator[None]:
     """Hold SIGINT and SIGTERM back from this thread (and the threads and processes it starts) for a while."""
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING_SIGNALS)
     try:
@@ -96,7 +96,7 @@ def ordered_map(
     _batch_function = function  # the forked workers inherit it
     try:
         children_before = set(multiprocessing.active_children())
-        with _stopping_signals_blocked():
+        with stopping_signals_blocked():
             pool = multiprocessing.get_context("fork").Pool(workers, initializer=_start_worker)
         pool_workers = [child for child in multiprocessing.active_children() if child not in children_before]
         finished = False

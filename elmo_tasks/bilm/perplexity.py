@@ -17,7 +17,7 @@ from functools import partial
 from typing import Callable, Iterator, List
 
 from elmo_tasks.bilm.raw_text import RawTextSentences, check_reading_settings
-from elmo_tasks.bilm.reading_child import sentences_read_aside
+from elmo_tasks.bilm.reading_child import ReadingChildError, sentences_read_aside
 from elmo_tasks.cli_options import CommandError, add_option, add_thread_options, add_word_cache_option
 from elmo_tasks.counted_nouns import counted
 from elmo_tasks.freed_memory import FreedMemorySettingError, keep_freed_memory
@@ -153,7 +153,7 @@ def _score(args: argparse.Namespace) -> None:
             if bar is not None:
                 bar.close()
     # data errors name the file and line; path and setting errors are AllenNLP's ConfigurationError in a config
-    except (ScoringError, BilmError, TextPathError, TextSettingError, DataFileError) as err:
+    except (ScoringError, BilmError, TextPathError, TextSettingError, DataFileError, ReadingChildError) as err:
         _fail(str(err))
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     print(

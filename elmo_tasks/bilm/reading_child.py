@@ -27,6 +27,11 @@ from elmo_tasks.bilm.workers import forking_available, stopping_signals_blocked
 
 Sentence = List[str]
 
+
+class ReadingChildError(RuntimeError):
+    """The child reading the text ended before the text did (killed from outside, or out of memory)."""
+
+
 #: Sentences per message: large enough that pickling costs little, small enough to start scoring soon.
 SENTENCES_PER_MESSAGE = 256
 
@@ -99,7 +104,10 @@ def _received(receiver: Connection) -> Iterator[Sentence]:
         try:
             kind, payload = receiver.recv()
         except EOFError:
-            raise RuntimeError("the process reading the text ended without finishing it (was it killed?)") from None
+            raise ReadingChildError(
+                "the process reading the text ended before the text did (was it killed, or out of memory?); "
+                "run the same command again"
+            ) from None
         if kind == "end":
             return
         if kind == "error":

@@ -2,13 +2,14 @@
 here as they were raised there, and the child is gone when the context ends, however it ends."""
 
 import os
+import signal
 import subprocess
 import sys
 
 import pytest
 
 from elmo_tasks.bilm.raw_text import TextPathError
-from elmo_tasks.bilm.reading_child import SENTENCES_PER_MESSAGE, sentences_read_aside
+from elmo_tasks.bilm.reading_child import SENTENCES_PER_MESSAGE, ReadingChildError, sentences_read_aside
 from tests.conftest import ROOT
 
 COUNT = 2 * SENTENCES_PER_MESSAGE + 3  # three messages, the last one short
@@ -34,6 +35,12 @@ class _Unpicklable(Exception):
 def _unpicklable():
     raise _Unpicklable()
     yield  # a generator, as the reader is
+
+
+def _killed_after_one_message():
+    """The child is killed (as by ``kill -9`` or the out-of-memory killer) after its first message."""
+    yield from _numbered()
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _children():
@@ -69,6 +76,17 @@ def test_an_error_that_cannot_travel_is_named():
         sentences_read_aside(_unpicklable) as sentences,
     ):
         list(sentences)
+
+
+def test_a_child_killed_midway_is_one_error_here_not_a_short_text():
+    received = []
+    with (
+        pytest.raises(ReadingChildError, match="ended before the text did"),
+        sentences_read_aside(_killed_after_one_message) as sentences,
+    ):
+        for sentence in sentences:
+            received.append(sentence)
+    assert received == list(_numbered())[: 2 * SENTENCES_PER_MESSAGE]  # the messages sent, nothing more
 
 
 def test_a_reader_left_early_is_stopped():

@@ -17,6 +17,14 @@ and ``--recover`` then fails to load that newest pair until a user deletes it by
   AllenNLP trains that epoch again and writes it instead of skipping the file. One warning line names
   the files moved and the checkpoint it resumes from.
 
+And one gap of AllenNLP's own order: at the end of an epoch it saves the checkpoint and only then the best
+model's ``best.th``. A stop between the two (deferred signals end with the checkpoint) left a checkpoint
+whose metric tracker says its epoch is the best while ``best.th`` is missing (the first epoch: ``--recover``
+then trained on and failed to archive, "best.th does not exist") or holds an earlier epoch (archived as
+the best model without a word). When ``--recover`` resumes at the end of an epoch that its tracker says was
+the best, that epoch's ``best.th`` is written again from the restored state, whole, as AllenNLP would
+have written it (the moving average's weights where there is one).
+
 :func:`install_whole_checkpoints` is called where a command starts (:mod:`elmo_tasks.command_start`).
 """
 
@@ -176,10 +184,59 @@ def _resume_line(checkpointer: Any, moved: List[Tuple[str, str]], latest: Option
     )
 
 
+def best_model_of_restored_epoch(original: Callable[[Any], None]) -> Callable[[Any], None]:
+    """``original`` (``GradientDescentTrainer._maybe_restore_checkpoint``), then the restored epoch's
+    ``best.th`` where its metric tracker says that epoch was the best (see the module's docstring)."""
+
+    @functools.wraps(original)
+    def _maybe_restore_checkpoint(self: Any) -> None:
+        original(self)
+        if _restored_epoch_was_the_best(self):
+            _write_best_model(self)
+
+    setattr(_maybe_restore_checkpoint, _WHOLE_MARK, True)
+    return _maybe_restore_checkpoint
+
+
+def _restored_epoch_was_the_best(trainer: Any) -> bool:
+    """The run resumes at the end of an epoch, every epoch so far was validated, and the last was the best."""
+    epochs = trainer._start_after_epochs_completed
+    if not trainer._serialization_dir or epochs == 0 or trainer._start_after_batches_in_epoch_completed != 0:
+        return False
+    sharded = trainer._ddp_wrapped_model is not None and trainer._ddp_wrapped_model.is_sharded
+    if sharded or not trainer._primary:
+        return False
+    tracker = trainer._metric_tracker
+    return bool(tracker.is_best_so_far()) and tracker.state_dict()["epoch_number"] == epochs
+
+
+def _write_best_model(trainer: Any) -> None:
+    """``best.th`` from the trainer's model as it is now, written whole (a new file renamed into place)."""
+    path = os.path.join(trainer._serialization_dir, "best.th")
+    partial = path + ".partial"
+    with signals_deferred():
+        if trainer._moving_average is None:
+            trainer._save_model_state(partial)
+        else:
+            trainer._moving_average.assign_average_value()
+            try:
+                trainer._save_model_state(partial)
+            finally:
+                trainer._moving_average.restore()
+        os.replace(partial, path)
+    trainer._best_model_filename = path
+
+
 def install_whole_checkpoints() -> None:
     """Replaces ``Checkpointer.save_checkpoint`` and ``find_latest_checkpoint`` (subclasses that do not
-    override them included); idempotent."""
+    override them included) and ``GradientDescentTrainer._maybe_restore_checkpoint``; idempotent."""
     from allennlp.training.checkpointer import Checkpointer
+    from allennlp.training.gradient_descent_trainer import GradientDescentTrainer
+
+    if not getattr(GradientDescentTrainer._maybe_restore_checkpoint, _WHOLE_MARK, False):
+        GradientDescentTrainer._maybe_restore_checkpoint = best_model_of_restored_epoch(  # type: ignore[method-assign,assignment]
+            GradientDescentTrainer._maybe_restore_checkpoint
+        )
 
     if not getattr(Checkpointer.save_checkpoint, _WHOLE_MARK, False):
         Checkpointer.save_checkpoint = whole_save_checkpoint(  # type: ignore[method-assign]

@@ -90,3 +90,9 @@ def test_installing_twice_wraps_each_method_once():
     install_whole_checkpoints()
     assert Checkpointer.save_checkpoint is saving and Checkpointer.find_latest_checkpoint is finding
     assert not hasattr(saving.__wrapped__, "__wrapped__") and not hasattr(finding.__wrapped__, "__wrapped__")
+    from allennlp.training.gradient_descent_trainer import GradientDescentTrainer
+
+    restoring = GradientDescentTrainer._maybe_restore_checkpoint
+    install_whole_checkpoints()
+    assert GradientDescentTrainer._maybe_restore_checkpoint is restoring
+    assert not hasattr(restoring.__wrapped__, "__wrapped__")

@@ -89,3 +89,45 @@ def search_jsonnet_library(folder: str) -> None:
 
     setattr(evaluate_file_with_library, _LIBRARY_SEARCHED, True)
     params.evaluate_file = evaluate_file_with_library
+
+
+def resumed_at_the_end_of_its_best_epoch(trainer: Any) -> bool:
+    """Whether ``--recover`` restored a ``GradientDescentTrainer`` at the end of an epoch (not mid-epoch), with
+    every epoch so far validated and the last one the best so far. Reads ``_start_after_epochs_completed``,
+    ``_start_after_batches_in_epoch_completed``, ``_metric_tracker``, ``_serialization_dir``, ``_primary`` and
+    ``_ddp_wrapped_model``: ``_maybe_restore_checkpoint`` sets them and returns nothing, and the trainer has no
+    getter. Where it holds, elmo_tasks/whole_checkpoints.py writes that epoch's ``best.th`` again."""
+    epochs = trainer._start_after_epochs_completed
+    if not trainer._serialization_dir or epochs == 0 or trainer._start_after_batches_in_epoch_completed != 0:
+        return False
+    sharded = trainer._ddp_wrapped_model is not None and trainer._ddp_wrapped_model.is_sharded
+    if sharded or not trainer._primary:
+        return False
+    tracker = trainer._metric_tracker
+    return bool(tracker.is_best_so_far()) and tracker.state_dict()["epoch_number"] == epochs
+
+
+def best_model_file(trainer: Any) -> str:
+    """Where a ``GradientDescentTrainer`` keeps its best model: ``best.th`` in ``_serialization_dir``, the name
+    its epoch loop writes inline and the archive step reads."""
+    return os.path.join(trainer._serialization_dir, "best.th")
+
+
+def save_best_model_state(trainer: Any, path: str) -> None:
+    """Save what a ``GradientDescentTrainer`` keeps as its best model into ``path``: its model's state, or its
+    moving average's where it has one (``_moving_average``, ``_save_model_state``, as its epoch loop does
+    inline)."""
+    if trainer._moving_average is None:
+        trainer._save_model_state(path)
+    else:
+        trainer._moving_average.assign_average_value()
+        try:
+            trainer._save_model_state(path)
+        finally:
+            trainer._moving_average.restore()
+
+
+def set_best_model_file(trainer: Any, path: str) -> None:
+    """Name ``path`` as the trainer's best model (``_best_model_filename``, read when training ends and by the
+    archive step; no setter)."""
+    trainer._best_model_filename = path

@@ -190,41 +190,26 @@ def best_model_of_restored_epoch(original: Callable[[Any], None]) -> Callable[[A
 
     @functools.wraps(original)
     def _maybe_restore_checkpoint(self: Any) -> None:
+        from elmo_tasks.allennlp_internals import resumed_at_the_end_of_its_best_epoch
+
         original(self)
-        if _restored_epoch_was_the_best(self):
+        if resumed_at_the_end_of_its_best_epoch(self):
             _write_best_model(self)
 
     setattr(_maybe_restore_checkpoint, _WHOLE_MARK, True)
     return _maybe_restore_checkpoint
 
 
-def _restored_epoch_was_the_best(trainer: Any) -> bool:
-    """The run resumes at the end of an epoch, every epoch so far was validated, and the last was the best."""
-    epochs = trainer._start_after_epochs_completed
-    if not trainer._serialization_dir or epochs == 0 or trainer._start_after_batches_in_epoch_completed != 0:
-        return False
-    sharded = trainer._ddp_wrapped_model is not None and trainer._ddp_wrapped_model.is_sharded
-    if sharded or not trainer._primary:
-        return False
-    tracker = trainer._metric_tracker
-    return bool(tracker.is_best_so_far()) and tracker.state_dict()["epoch_number"] == epochs
-
-
 def _write_best_model(trainer: Any) -> None:
-    """``best.th`` from the trainer's model as it is now, written whole (a new file renamed into place)."""
-    path = os.path.join(trainer._serialization_dir, "best.th")
+    """The trainer's ``best.th`` from its model as it is now, written whole (a new file renamed into place)."""
+    from elmo_tasks.allennlp_internals import best_model_file, save_best_model_state, set_best_model_file
+
+    path = best_model_file(trainer)
     partial = path + ".partial"
     with signals_deferred():
-        if trainer._moving_average is None:
-            trainer._save_model_state(partial)
-        else:
-            trainer._moving_average.assign_average_value()
-            try:
-                trainer._save_model_state(partial)
-            finally:
-                trainer._moving_average.restore()
+        save_best_model_state(trainer, partial)
         os.replace(partial, path)
-    trainer._best_model_filename = path
+    set_best_model_file(trainer, path)
 
 
 def install_whole_checkpoints() -> None:

@@ -10,7 +10,8 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from elmo_tasks.whole_checkpoints import _restored_epoch_was_the_best, _write_best_model
+from elmo_tasks.allennlp_internals import resumed_at_the_end_of_its_best_epoch as resumed_at_best
+from elmo_tasks.whole_checkpoints import _write_best_model
 from tests.command_runs import finished
 from tests.conftest import ROOT
 
@@ -40,12 +41,12 @@ def _trainer(tmp_path, epochs=2, batches=0, best_so_far=True, validations=2, **m
 
 
 def test_only_the_end_of_a_validated_best_epoch_is_written_again(tmp_path):
-    assert _restored_epoch_was_the_best(_trainer(tmp_path))
-    assert not _restored_epoch_was_the_best(_trainer(tmp_path, batches=3))  # mid-epoch: not that epoch's model
-    assert not _restored_epoch_was_the_best(_trainer(tmp_path, best_so_far=False))
-    assert not _restored_epoch_was_the_best(_trainer(tmp_path, validations=1))  # the last epoch was not validated
-    assert not _restored_epoch_was_the_best(_trainer(tmp_path, epochs=0, validations=0))  # a fresh start
-    assert not _restored_epoch_was_the_best(_trainer(tmp_path, _primary=False))
+    assert resumed_at_best(_trainer(tmp_path))
+    assert not resumed_at_best(_trainer(tmp_path, batches=3))  # mid-epoch: not that epoch's model
+    assert not resumed_at_best(_trainer(tmp_path, best_so_far=False))
+    assert not resumed_at_best(_trainer(tmp_path, validations=1))  # the last epoch was not validated
+    assert not resumed_at_best(_trainer(tmp_path, epochs=0, validations=0))  # a fresh start
+    assert not resumed_at_best(_trainer(tmp_path, _primary=False))
 
 
 def test_the_best_model_is_written_whole_and_named(tmp_path):

@@ -1,6 +1,7 @@
 """AllenNLP 2.10.1's private attributes that elmo-tasks relies on still behave as relied on.
 
-``elmo_tasks/allennlp_internals.py`` reads three of them and replaces ``archival.cached_path``;
+``elmo_tasks/allennlp_internals.py`` reads some of them (embedders, span extractors, the trainer's resume point
+and best model) and replaces ``archival.cached_path``;
 ``elmo_tasks/modules/allennlp_compat.py`` (the drop-in) patches ``Elmo.from_params`` and
 ``Registrable._registry``. Each test fails with a message naming the place to fix when an AllenNLP
 upgrade changes what it relies on."""
@@ -136,3 +137,38 @@ def test_load_archive_resolves_an_archive_name_before_anything_else(monkeypatch,
     with pytest.raises(FileNotFoundError):
         archival.load_archive(str(tmp_path / "no.tar.gz"))
     _require(asked == [str(tmp_path / "no.tar.gz")], INTERNALS, "load_archive calling archival.cached_path first")
+
+
+def test_the_trainer_keeps_its_resume_point_tracker_and_best_model_where_they_are_read():
+    """``resumed_at_the_end_of_its_best_epoch``, ``best_model_file``, ``save_best_model_state`` and
+    ``set_best_model_file`` read and write what ``GradientDescentTrainer`` sets in ``_maybe_restore_checkpoint``
+    and uses in its epoch loop (``_try_train``), which only its source shows."""
+    from allennlp.training.gradient_descent_trainer import GradientDescentTrainer
+    from allennlp.training.metric_tracker import MetricTracker
+
+    restore = GradientDescentTrainer._maybe_restore_checkpoint
+    restore_source = inspect.getsource(getattr(restore, "__wrapped__", restore))
+    for assigned in (
+        "self._start_after_epochs_completed =",
+        "self._start_after_batches_in_epoch_completed =",
+        "self._metric_tracker.load_state_dict(",
+        "self._best_model_filename =",
+    ):
+        _require(assigned in restore_source, INTERNALS, f"_maybe_restore_checkpoint: {assigned}")
+    loop_source = inspect.getsource(GradientDescentTrainer._try_train)
+    for used in (
+        'os.path.join(self._serialization_dir, "best.th")',
+        "self._moving_average.assign_average_value()",
+        "self._save_model_state(self._best_model_filename)",
+        "self._metric_tracker.is_best_so_far()",
+        "self._ddp_wrapped_model.is_sharded",
+        "self._primary",
+    ):
+        _require(used in loop_source, INTERNALS, f"_try_train: {used}")
+    tracker = MetricTracker("+accuracy")
+    tracker.add_metrics({"accuracy": 0.5})
+    _require(
+        tracker.state_dict()["epoch_number"] == 1 and tracker.is_best_so_far(),
+        INTERNALS,
+        "MetricTracker's epoch_number",
+    )

@@ -61,9 +61,9 @@ def _log_normaliser(
         block_sum = logits.sum(dim=1)
         overflowed = ~torch.isfinite(block_sum)
         if bool(overflowed.any()):
-            shift, block_sum = _rescaled(hidden, words, bias[first : first + words_per_block], shift, overflowed, total)
-            total = None  # the rescaled block sum already holds the earlier blocks of every row
-        total = block_sum if total is None else total.add_(block_sum)
+            shift, total = _rescaled(hidden, words, bias[first : first + words_per_block], shift, overflowed, total)
+        else:
+            total = block_sum if total is None else total.add_(block_sum)
     assert shift is not None and total is not None, "the vocabulary has at least one word"
     return total.log_().add_(shift.squeeze(1))
 
